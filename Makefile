@@ -1,0 +1,22 @@
+# exwiw: PGXS build.
+#
+#   make && make install          build and install against pg_config
+#   make installcheck             run the pg_regress suite against a server
+#   test/run                      everything, in a throwaway cluster (see README)
+
+MODULE_big = exwiw
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+
+EXTENSION = exwiw
+DATA = exwiw--1.0.sql
+PGFILEDESC = "exwiw - export what I want"
+
+# One pg_regress file per feature, run in name order.
+REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --load-extension=exwiw
+
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,153 @@
+/*-------------------------------------------------------------------------
+ *
+ * dump.c
+ *	  exwiw_dump(): stream one INSERT statement (or COPY block) for any
+ *	  query, as text chunks.
+ *
+ *	  exwiw_dump(query text, table_name text,
+ *				 rows_per_statement integer DEFAULT NULL,
+ *				 format text DEFAULT 'insert',
+ *				 chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
+ *
+ * A value-per-call set-returning function: in a target list
+ * (SELECT exwiw_dump(...)) every call formats just enough rows for one
+ * chunk, so the backend holds one chunk at a time however large the result.
+ * In FROM (SELECT * FROM exwiw_dump(...)) PostgreSQL's FunctionScan
+ * collects all chunks in a tuplestore first; that works, but buffers.
+ *
+ * The consumer may stop early (LIMIT, cancel, an error): the cursor is
+ * closed by an ExprContext shutdown callback, never by relying on a last
+ * call that may not come.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(exwiw_dump);
+
+/*
+ * exwiw_srf_shutdown
+ *		ExprContext callback: the consumer is done with us, close the cursor.
+ */
+static void
+exwiw_srf_shutdown(Datum arg)
+{
+	exwiw_stream_close((ExwiwStream *) DatumGetPointer(arg));
+}
+
+/*
+ * exwiw_srf_next
+ *		Shared value-per-call body of the streaming SRFs: return the next
+ *		chunk of the stream kept in funcctx->user_fctx, or finish.
+ */
+static Datum
+exwiw_srf_next(FunctionCallInfo fcinfo, FuncCallContext *funcctx)
+{
+	ExwiwStream *stream = (ExwiwStream *) funcctx->user_fctx;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	text	   *chunk = exwiw_stream_next(stream);
+
+	if (chunk != NULL)
+		SRF_RETURN_NEXT(funcctx, PointerGetDatum(chunk));
+
+	exwiw_stream_close(stream);
+	/* the stream's memory goes away with the SRF's: drop our callback */
+	UnregisterExprContextCallback(rsinfo->econtext, exwiw_srf_shutdown,
+								  PointerGetDatum(stream));
+	SRF_RETURN_DONE(funcctx);
+}
+
+/*
+ * exwiw_srf_start
+ *		Remember a freshly opened stream in funcctx and arrange for its
+ *		cursor to be closed if the consumer stops early.
+ */
+static void
+exwiw_srf_start(FunctionCallInfo fcinfo, FuncCallContext *funcctx,
+				ExwiwStream *stream)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	funcctx->user_fctx = stream;
+	RegisterExprContextCallback(rsinfo->econtext, exwiw_srf_shutdown,
+								PointerGetDatum(stream));
+}
+
+/*
+ * exwiw_check_srf_context
+ *		Error out when called where a set cannot be returned.
+ */
+static void
+exwiw_check_srf_context(FunctionCallInfo fcinfo, const char *funcname)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_ValuePerCall) || rsinfo->econtext == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: set-valued function called in context that cannot accept a set",
+						funcname)));
+}
+
+/*
+ * exwiw_dump
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_dump(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		const char *fn = "exwiw_dump";
+		char	   *query;
+		char	   *table_name;
+		int64		rows_per_statement = 0;
+		ExwiwSqlFormat format;
+		int			chunk_bytes;
+		MemoryContext old;
+		ExwiwWriter *writer;
+
+		exwiw_check_srf_context(fcinfo, fn);
+		exwiw_require_arg(fcinfo, 0, fn, "query");
+		exwiw_require_arg(fcinfo, 1, fn, "table_name");
+		exwiw_require_arg(fcinfo, 3, fn, "format");
+		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 4, fn);
+		format = exwiw_parse_sql_format(fn, text_to_cstring(PG_GETARG_TEXT_PP(3)));
+		if (!PG_ARGISNULL(2))
+		{
+			rows_per_statement = PG_GETARG_INT32(2);
+			if (rows_per_statement <= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: rows_per_statement must be positive, not " INT64_FORMAT,
+								fn, rows_per_statement),
+						 errhint("Pass NULL (the default) for a single statement.")));
+			if (format != EXWIW_FORMAT_INSERT)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: rows_per_statement applies only to format \"insert\"", fn),
+						 errdetail("A COPY block has no statements to split."),
+						 errhint("Leave rows_per_statement NULL with format \"copy\".")));
+		}
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		table_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+		writer = exwiw_sql_writer_create(table_name, format, rows_per_statement);
+		exwiw_srf_start(fcinfo, funcctx,
+						exwiw_stream_open(fn, query, writer, chunk_bytes,
+										  NULL, NULL,
+										  funcctx->multi_call_memory_ctx));
+		MemoryContextSwitchTo(old);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	return exwiw_srf_next(fcinfo, funcctx);
+}

@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * exwiw.c
+ *	  Module entry: the magic block, and argument checks shared by the
+ *	  SQL-callable functions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "utils/builtins.h"
+
+PG_MODULE_MAGIC;
+
+/*
+ * exwiw_require_arg
+ *		Error out when argument argno is NULL.
+ *
+ * Our functions are not STRICT on purpose: a NULL argument is almost always
+ * a mistake (a NULL from a subquery, say) and deserves an error, not an
+ * empty result that looks like an empty table.
+ */
+void
+exwiw_require_arg(FunctionCallInfo fcinfo, int argno, const char *funcname,
+				  const char *argname)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: argument \"%s\" must not be NULL", funcname, argname),
+				 errhint("Pass a value, or leave the argument out to use its default.")));
+}
+
+/*
+ * exwiw_chunk_bytes_arg
+ *		Read and range-check a chunk_bytes argument.
+ */
+int
+exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno, const char *funcname)
+{
+	int32		chunk_bytes;
+
+	exwiw_require_arg(fcinfo, argno, funcname, "chunk_bytes");
+	chunk_bytes = PG_GETARG_INT32(argno);
+	if (chunk_bytes < EXWIW_MIN_CHUNK_BYTES || chunk_bytes > EXWIW_MAX_CHUNK_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: chunk_bytes must be between %d and %d, not %d",
+						funcname, EXWIW_MIN_CHUNK_BYTES, EXWIW_MAX_CHUNK_BYTES,
+						chunk_bytes),
+				 errdetail("A chunk holds whole rows and closes once it reaches chunk_bytes, so it never exceeds chunk_bytes plus one row."),
+				 errhint("The default, %d, suits psql and file exports.",
+						 EXWIW_DEFAULT_CHUNK_BYTES)));
+	return chunk_bytes;
+}

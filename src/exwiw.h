@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * exwiw.h
+ *	  Shared declarations of the exwiw extension.
+ *
+ * The extension is built from small files, one concept each:
+ *
+ *	ident.c			identifier quoting by the dump format's rule
+ *	settings.c		pinning DateStyle & co. while values are formatted
+ *	query_check.c	refusing anything but a single read-only SELECT
+ *	stream.c		cursor + DestReceiver + chunking: the streaming engine
+ *	sql_writer.c	INSERT and COPY row formatting (the "writer")
+ *	dump.c			exwiw_dump(), the SQL-callable SRF
+ *
+ * A "stream" runs one query through a cursor and hands every row to a
+ * "writer", which appends the row's text to a chunk buffer.  The stream
+ * decides where chunks end (only between rows) and returns each chunk as a
+ * text datum.  Every exporter (exwiw_dump, exwiw_dump_jsonl, exwiw_export)
+ * is a writer plugged into the same stream.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_H
+#define EXWIW_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "access/tupdesc.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+
+/* Default and limits of the chunk size, in bytes of text per chunk. */
+#define EXWIW_DEFAULT_CHUNK_BYTES	(256 * 1024)
+#define EXWIW_MIN_CHUNK_BYTES		1
+#define EXWIW_MAX_CHUNK_BYTES		(256 * 1024 * 1024)
+
+/*
+ * A writer formats rows.  The stream calls, in order:
+ *
+ *	begin		once, with the query's result descriptor, before any row
+ *	row			for every row: append the row's text (and, for the first
+ *				row of a statement, the statement's header) to buf
+ *	between		when another row follows: append what ends the previous
+ *				line (for INSERT, "," or ";"); the stream then adds the
+ *				newline itself, or ends the chunk there instead
+ *	finish		after the last row (only when there was one): append what
+ *				ends the output (for INSERT ";", for COPY "\n\\.")
+ *
+ * Callbacks run in a short-lived per-row memory context; anything they keep
+ * must be allocated in the writer's own context (given to begin).  buf's
+ * data lives in the stream's chunk context: append only.
+ */
+typedef struct ExwiwWriter ExwiwWriter;
+
+struct ExwiwWriter
+{
+	void		(*begin) (ExwiwWriter *w, TupleDesc desc, MemoryContext cxt);
+	void		(*row) (ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
+						uint64 rowno);
+	void		(*between) (ExwiwWriter *w, StringInfo buf, uint64 next_rowno);
+	void		(*finish) (ExwiwWriter *w, StringInfo buf, uint64 nrows);
+};
+
+/* Opaque streaming state, see stream.c. */
+typedef struct ExwiwStream ExwiwStream;
+
+/* ident.c */
+extern bool exwiw_ident_needs_quotes(const char *ident);
+extern void exwiw_append_ident(StringInfo buf, const char *ident);
+extern void exwiw_append_table_name(StringInfo buf, const char *table_name);
+
+/* settings.c */
+extern int	exwiw_pin_output_settings(void);
+extern void exwiw_restore_settings(int nestlevel);
+
+/* query_check.c */
+extern void exwiw_check_query(const char *funcname, const char *query,
+							  SPIPlanPtr plan);
+extern void exwiw_check_column_names(const char *funcname, TupleDesc desc);
+
+/* stream.c */
+extern ExwiwStream *exwiw_stream_open(const char *funcname, const char *query,
+									  ExwiwWriter *writer, int chunk_bytes,
+									  const char *prologue,
+									  const char *epilogue,
+									  MemoryContext cxt);
+extern text *exwiw_stream_next(ExwiwStream *stream);
+extern void exwiw_stream_close(ExwiwStream *stream);
+extern uint64 exwiw_stream_rows(ExwiwStream *stream);
+
+/* sql_writer.c */
+typedef enum ExwiwSqlFormat
+{
+	EXWIW_FORMAT_INSERT,
+	EXWIW_FORMAT_COPY
+} ExwiwSqlFormat;
+
+extern ExwiwSqlFormat exwiw_parse_sql_format(const char *funcname,
+											 const char *format);
+extern ExwiwWriter *exwiw_sql_writer_create(const char *table_name,
+											ExwiwSqlFormat format,
+											int64 rows_per_statement);
+extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);
+extern void exwiw_append_copy_value(StringInfo buf, const char *s, int len);
+
+/* shared argument checks, dump.c */
+extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
+							  const char *funcname, const char *argname);
+extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
+								  const char *funcname);
+
+#endif							/* EXWIW_H */

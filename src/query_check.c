@@ -1,0 +1,119 @@
+/*-------------------------------------------------------------------------
+ *
+ * query_check.c
+ *	  Refuse anything but a single read-only SELECT, and result columns
+ *	  that cannot be written back.
+ *
+ * The "query" argument of every exwiw exporter is run with the caller's
+ * privileges (row-level security applies as usual), inside a read-only
+ * window.  Here we check, before the cursor is opened, that it is one plain
+ * SELECT (or VALUES or TABLE): no DML even with RETURNING, no data-modifying
+ * WITH, no SELECT INTO, no FOR UPDATE/SHARE, no utility statement, and not
+ * several statements.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "nodes/parsenodes.h"
+#include "tcop/cmdtag.h"
+#include "utils/plancache.h"
+
+/*
+ * exwiw_check_query
+ *		Error out unless plan (prepared from query) is one read-only SELECT.
+ *
+ * Assumes plan came from SPI_prepare_cursor() on query.  Inspects the
+ * analyzed Query trees of its plan sources.
+ */
+void
+exwiw_check_query(const char *funcname, const char *query, SPIPlanPtr plan)
+{
+	List	   *sources = SPI_plan_get_plan_sources(plan);
+	CachedPlanSource *src;
+	ListCell   *lc;
+
+	if (list_length(sources) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: query must be a single SELECT statement", funcname),
+				 errdetail("The query string contains %d statements.",
+						   list_length(sources)),
+				 errhint("Remove the other statements, or call %s once per query.",
+						 funcname)));
+
+	src = (CachedPlanSource *) linitial(sources);
+
+	if (list_length(src->query_list) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: query must be a single SELECT statement", funcname),
+				 errdetail("The query was rewritten into %d statements by rules.",
+						   list_length(src->query_list))));
+
+	foreach(lc, src->query_list)
+	{
+		Query	   *q = lfirst_node(Query, lc);
+
+		if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("%s: query must be a read-only SELECT, not %s",
+							funcname, GetCommandTagName(src->commandTag)),
+					 errdetail("exwiw exports data; it never runs statements that change it."),
+					 errhint("To export rows returned by a data-modifying statement, run it first and export the result with a SELECT.")));
+		if (q->hasModifyingCTE)
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("%s: query must be read-only", funcname),
+					 errdetail("The query contains a data-modifying statement in WITH."),
+					 errhint("Remove the INSERT, UPDATE or DELETE from the WITH clause.")));
+		if (q->rowMarks != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("%s: query must be read-only", funcname),
+					 errdetail("The query locks rows with FOR UPDATE or FOR SHARE."),
+					 errhint("Remove the locking clause; the export reads one consistent snapshot without it.")));
+	}
+}
+
+/*
+ * exwiw_check_column_names
+ *		Error out on result columns that would not make a loadable statement
+ *		or document: duplicates, and unnamed expressions ("?column?").
+ */
+void
+exwiw_check_column_names(const char *funcname, TupleDesc desc)
+{
+	int			i,
+				j;
+
+	if (desc->natts == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: query returns no columns", funcname),
+				 errhint("Select at least one column.")));
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		const char *name = NameStr(TupleDescAttr(desc, i)->attname);
+
+		if (strcmp(name, "?column?") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
+					 errmsg("%s: result column %d has no name", funcname, i + 1),
+					 errdetail("PostgreSQL named the expression \"?column?\"; the output needs a real column name."),
+					 errhint("Give the expression an alias, for example: SELECT 1 AS id.")));
+		for (j = 0; j < i; j++)
+		{
+			if (strcmp(name, NameStr(TupleDescAttr(desc, j)->attname)) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("%s: column name \"%s\" appears more than once in the query result",
+								funcname, name),
+						 errdetail("Result columns %d and %d are both named \"%s\".",
+								   j + 1, i + 1, name),
+						 errhint("Alias the columns so that every name is distinct.")));
+		}
+	}
+}

@@ -1,0 +1,63 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.c
+ *	  Pin the settings that change a value's text output.
+ *
+ * Output functions read DateStyle, IntervalStyle, extra_float_digits and
+ * bytea_output.  While exwiw formats values, these are pinned to what the
+ * dump format requires (the same choice pg_dump makes); the caller's values
+ * come back when the formatting call returns.  TimeZone is deliberately left
+ * alone: a timestamptz literal carries its offset.
+ *
+ * The pinning uses a GUC nest level, as a function's SET clause does, so an
+ * error anywhere inside restores the caller's settings through the normal
+ * (sub)transaction abort path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "utils/float.h"
+#include "utils/guc.h"
+
+/*
+ * pin_one
+ *		Set one GUC at the current nest level, saving the old value.
+ */
+static void
+pin_one(const char *name, const char *value)
+{
+	(void) set_config_option(name, value, PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+/*
+ * exwiw_pin_output_settings
+ *		Open a GUC nest level and pin the output settings in it.
+ *
+ * Returns the nest level, to be passed to exwiw_restore_settings() on the
+ * success path.  On error, transaction abort unwinds the level.
+ */
+int
+exwiw_pin_output_settings(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	pin_one("datestyle", "ISO");
+	pin_one("intervalstyle", "postgres");
+	/* any value >= 1 selects shortest-exact output; keep the caller's if so */
+	if (extra_float_digits < 1)
+		pin_one("extra_float_digits", "1");
+	pin_one("bytea_output", "hex");
+	return nestlevel;
+}
+
+/*
+ * exwiw_restore_settings
+ *		Give the caller's settings back (success path).
+ */
+void
+exwiw_restore_settings(int nestlevel)
+{
+	AtEOXact_GUC(true, nestlevel);
+}

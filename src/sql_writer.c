@@ -1,0 +1,378 @@
+/*-------------------------------------------------------------------------
+ *
+ * sql_writer.c
+ *	  The INSERT and COPY writers: format rows the way the dump format says.
+ *
+ * INSERT (../shared/spec/sql-dump-format.md):
+ *
+ *	INSERT INTO <table> (<c1>, <c2>) VALUES
+ *	('<v1>', NULL),
+ *	('<v1>', '<v2>');
+ *
+ * Every non-NULL value is its type's text output in single quotes with '
+ * doubled, and nothing else escaped.  With rows_per_statement = N a new
+ * statement (same header) starts every N rows.
+ *
+ * COPY:
+ *
+ *	COPY <table> (<c1>, <c2>) FROM stdin;
+ *	<v1>\t<v2>
+ *	\.
+ *
+ * with NULL as \N and only \, TAB, LF and CR escaped.
+ *
+ * Values come from the type's output function, looked up once per column;
+ * the common integer, boolean and string types take a shortcut that
+ * produces the same bytes without the palloc of the output function.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+/* How one column's value is turned into text. */
+typedef enum ColumnKind
+{
+	COL_GENERIC,				/* call the output function */
+	COL_INT2,
+	COL_INT4,
+	COL_INT8,
+	COL_BOOL,
+	COL_TEXT					/* text, varchar, bpchar: the bytes as stored */
+} ColumnKind;
+
+typedef struct SqlColumn
+{
+	ColumnKind	kind;
+	FmgrInfo	outfn;
+} SqlColumn;
+
+typedef struct SqlWriter
+{
+	ExwiwWriter pub;
+	char	   *table_name;
+	ExwiwSqlFormat format;
+	int64		rows_per_statement; /* 0: one statement */
+	int			natts;
+	StringInfoData header;		/* "INSERT INTO t (a, b) VALUES\n" */
+	SqlColumn  *cols;
+} SqlWriter;
+
+typedef void (*AppendValueFn) (StringInfo buf, const char *s, int len);
+
+/*
+ * exwiw_append_insert_value
+ *		Append s[0..len) as a quoted SQL literal, doubling single quotes.
+ */
+void
+exwiw_append_insert_value(StringInfo buf, const char *s, int len)
+{
+	const char *end = s + len;
+
+	appendStringInfoCharMacro(buf, '\'');
+	while (s < end)
+	{
+		const char *q = memchr(s, '\'', end - s);
+
+		if (q == NULL)
+		{
+			appendBinaryStringInfo(buf, s, end - s);
+			break;
+		}
+		/* copy through the quote, then write it once more */
+		appendBinaryStringInfo(buf, s, q - s + 1);
+		appendStringInfoCharMacro(buf, '\'');
+		s = q + 1;
+	}
+	appendStringInfoCharMacro(buf, '\'');
+}
+
+/*
+ * exwiw_append_copy_value
+ *		Append s[0..len) escaped for COPY text format: \\ \t \n \r only.
+ */
+void
+exwiw_append_copy_value(StringInfo buf, const char *s, int len)
+{
+	const char *start = s;
+	const char *end = s + len;
+
+	for (; s < end; s++)
+	{
+		char		esc;
+
+		switch (*s)
+		{
+			case '\\':
+				esc = '\\';
+				break;
+			case '\t':
+				esc = 't';
+				break;
+			case '\n':
+				esc = 'n';
+				break;
+			case '\r':
+				esc = 'r';
+				break;
+			default:
+				continue;
+		}
+		if (s > start)
+			appendBinaryStringInfo(buf, start, s - start);
+		appendStringInfoCharMacro(buf, '\\');
+		appendStringInfoCharMacro(buf, esc);
+		start = s + 1;
+	}
+	if (end > start)
+		appendBinaryStringInfo(buf, start, end - start);
+}
+
+/*
+ * column_kind
+ *		Pick the shortcut for a result column's type, if there is one.
+ *
+ * Shortcuts must give exactly the bytes of the type's output function;
+ * domains and everything else use the output function.
+ */
+static ColumnKind
+column_kind(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return COL_INT2;
+		case INT4OID:
+			return COL_INT4;
+		case INT8OID:
+			return COL_INT8;
+		case BOOLOID:
+			return COL_BOOL;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			return COL_TEXT;
+		default:
+			return COL_GENERIC;
+	}
+}
+
+/*
+ * sql_writer_begin
+ *		Build the statement header and look up the output functions.
+ */
+static void
+sql_writer_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
+{
+	SqlWriter  *sw = (SqlWriter *) w;
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	int			i;
+
+	sw->natts = desc->natts;
+	sw->cols = palloc0(sizeof(SqlColumn) * desc->natts);
+
+	initStringInfo(&sw->header);
+	appendStringInfoString(&sw->header,
+						   sw->format == EXWIW_FORMAT_INSERT ? "INSERT INTO " : "COPY ");
+	exwiw_append_table_name(&sw->header, sw->table_name);
+	appendStringInfoString(&sw->header, " (");
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Oid			outfunc;
+		bool		isvarlena;
+
+		if (i > 0)
+			appendStringInfoString(&sw->header, ", ");
+		exwiw_append_ident(&sw->header, NameStr(att->attname));
+
+		sw->cols[i].kind = column_kind(att->atttypid);
+		getTypeOutputInfo(att->atttypid, &outfunc, &isvarlena);
+		fmgr_info_cxt(outfunc, &sw->cols[i].outfn, cxt);
+	}
+	appendStringInfoString(&sw->header,
+						   sw->format == EXWIW_FORMAT_INSERT ? ") VALUES\n" : ") FROM stdin;\n");
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * append_value
+ *		Append one non-NULL value, escaped by append_fn.
+ *
+ * Runs in the stream's per-row context, so the output function's result is
+ * freed with the row.
+ */
+static inline void
+append_value(StringInfo buf, SqlColumn *col, Datum value,
+			 AppendValueFn append_fn)
+{
+	char		num[MAXINT8LEN + 1];
+	int			len;
+
+	switch (col->kind)
+	{
+		case COL_INT2:
+			len = pg_itoa(DatumGetInt16(value), num);
+			append_fn(buf, num, len);
+			break;
+		case COL_INT4:
+			len = pg_ltoa(DatumGetInt32(value), num);
+			append_fn(buf, num, len);
+			break;
+		case COL_INT8:
+			len = pg_lltoa(DatumGetInt64(value), num);
+			append_fn(buf, num, len);
+			break;
+		case COL_BOOL:
+			append_fn(buf, DatumGetBool(value) ? "t" : "f", 1);
+			break;
+		case COL_TEXT:
+			{
+				text	   *t = DatumGetTextPP(value);
+
+				append_fn(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+				break;
+			}
+		case COL_GENERIC:
+			{
+				char	   *s = OutputFunctionCall(&col->outfn, value);
+
+				append_fn(buf, s, strlen(s));
+				break;
+			}
+	}
+}
+
+/*
+ * sql_writer_row
+ *		Append one row: the statement header when a statement starts here,
+ *		then the tuple (INSERT) or the data line (COPY).
+ */
+static void
+sql_writer_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
+			   uint64 rowno)
+{
+	SqlWriter  *sw = (SqlWriter *) w;
+	int			i;
+
+	slot_getallattrs(slot);
+
+	if (rowno == 0 ||
+		(sw->rows_per_statement > 0 && rowno % sw->rows_per_statement == 0))
+	{
+		/* COPY has one header only */
+		if (rowno == 0 || sw->format == EXWIW_FORMAT_INSERT)
+			appendBinaryStringInfo(buf, sw->header.data, sw->header.len);
+	}
+
+	if (sw->format == EXWIW_FORMAT_INSERT)
+	{
+		appendStringInfoCharMacro(buf, '(');
+		for (i = 0; i < sw->natts; i++)
+		{
+			if (i > 0)
+				appendBinaryStringInfo(buf, ", ", 2);
+			if (slot->tts_isnull[i])
+				appendBinaryStringInfo(buf, "NULL", 4);
+			else
+				append_value(buf, &sw->cols[i], slot->tts_values[i],
+							 exwiw_append_insert_value);
+		}
+		appendStringInfoCharMacro(buf, ')');
+	}
+	else
+	{
+		for (i = 0; i < sw->natts; i++)
+		{
+			if (i > 0)
+				appendStringInfoCharMacro(buf, '\t');
+			if (slot->tts_isnull[i])
+				appendBinaryStringInfo(buf, "\\N", 2);
+			else
+				append_value(buf, &sw->cols[i], slot->tts_values[i],
+							 exwiw_append_copy_value);
+		}
+	}
+}
+
+/*
+ * sql_writer_between
+ *		End the previous line when another row follows: "," inside an
+ *		INSERT statement, ";" when the next row starts a new statement.
+ */
+static void
+sql_writer_between(ExwiwWriter *w, StringInfo buf, uint64 next_rowno)
+{
+	SqlWriter  *sw = (SqlWriter *) w;
+
+	if (sw->format != EXWIW_FORMAT_INSERT)
+		return;
+	if (sw->rows_per_statement > 0 && next_rowno % sw->rows_per_statement == 0)
+		appendStringInfoCharMacro(buf, ';');
+	else
+		appendStringInfoCharMacro(buf, ',');
+}
+
+/*
+ * sql_writer_finish
+ *		End the output: ";" for INSERT, the "\." line for COPY.
+ */
+static void
+sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
+{
+	SqlWriter  *sw = (SqlWriter *) w;
+
+	if (sw->format == EXWIW_FORMAT_INSERT)
+		appendStringInfoCharMacro(buf, ';');
+	else
+		appendStringInfoString(buf, "\n\\.");
+}
+
+/*
+ * exwiw_parse_sql_format
+ *		Map the user's format argument to ExwiwSqlFormat.
+ */
+ExwiwSqlFormat
+exwiw_parse_sql_format(const char *funcname, const char *format)
+{
+	if (pg_strcasecmp(format, "insert") == 0)
+		return EXWIW_FORMAT_INSERT;
+	if (pg_strcasecmp(format, "copy") == 0)
+		return EXWIW_FORMAT_COPY;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: unknown format \"%s\"", funcname, format),
+			 errhint("Valid formats are \"insert\" and \"copy\".")));
+	pg_unreachable();
+}
+
+/*
+ * exwiw_sql_writer_create
+ *		A writer for table_name in the given format, allocated in the
+ *		current memory context.  rows_per_statement <= 0 means one
+ *		statement; it is ignored for COPY.
+ */
+ExwiwWriter *
+exwiw_sql_writer_create(const char *table_name, ExwiwSqlFormat format,
+						int64 rows_per_statement)
+{
+	SqlWriter  *sw = palloc0(sizeof(SqlWriter));
+	StringInfoData probe;
+
+	/* validate the name now, before any query runs */
+	initStringInfo(&probe);
+	exwiw_append_table_name(&probe, table_name);
+	pfree(probe.data);
+
+	sw->pub.begin = sql_writer_begin;
+	sw->pub.row = sql_writer_row;
+	sw->pub.between = sql_writer_between;
+	sw->pub.finish = sql_writer_finish;
+	sw->table_name = pstrdup(table_name);
+	sw->format = format;
+	sw->rows_per_statement = rows_per_statement > 0 ? rows_per_statement : 0;
+	return &sw->pub;
+}
