@@ -10,6 +10,8 @@
  *	query_check.c	refusing anything but a single read-only SELECT
  *	stream.c		cursor + DestReceiver + chunking: the streaming engine
  *	sql_writer.c	INSERT and COPY row formatting (the "writer")
+ *	srf.c			value-per-call plumbing shared by the streaming SRFs
+ *	exwiw.c			module magic and shared argument checks
  *	dump.c			exwiw_dump(), the SQL-callable SRF
  *
  * A "stream" runs one query through a cursor and hands every row to a
@@ -105,7 +107,18 @@ extern ExwiwWriter *exwiw_sql_writer_create(const char *table_name,
 extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);
 extern void exwiw_append_copy_value(StringInfo buf, const char *s, int len);
 
-/* shared argument checks, dump.c */
+/* srf.c: value-per-call plumbing for streaming SRFs */
+struct FuncCallContext;
+extern void exwiw_check_srf_context(FunctionCallInfo fcinfo,
+									const char *funcname);
+extern void exwiw_srf_start(FunctionCallInfo fcinfo,
+							struct FuncCallContext *funcctx,
+							ExwiwStream *stream);
+extern Datum exwiw_srf_next(FunctionCallInfo fcinfo,
+							struct FuncCallContext *funcctx);
+extern void exwiw_srf_shutdown(Datum arg);
+
+/* exwiw.c: shared argument checks */
 extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *funcname, const char *argname);
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
