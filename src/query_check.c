@@ -33,6 +33,11 @@ exwiw_check_query(const char *funcname, const char *query, SPIPlanPtr plan)
 	CachedPlanSource *src;
 	ListCell   *lc;
 
+	if (sources == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: query is empty", funcname),
+				 errhint("Pass a SELECT statement.")));
 	if (list_length(sources) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -55,6 +60,13 @@ exwiw_check_query(const char *funcname, const char *query, SPIPlanPtr plan)
 	{
 		Query	   *q = lfirst_node(Query, lc);
 
+		if (q->utilityStmt != NULL && IsA(q->utilityStmt, CreateTableAsStmt))
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("%s: query must be a read-only SELECT, not SELECT INTO or CREATE TABLE AS",
+							funcname),
+					 errdetail("exwiw exports data; it never runs statements that change it."),
+					 errhint("Remove the INTO clause.")));
 		if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
