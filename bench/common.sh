@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bench/common.sh: shared helpers for the benchmark scripts (sourced).
+#
+# bench_cluster            build, install into a private PostgreSQL copy and
+#                          start a throwaway cluster tuned like a small server
+# bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
+# bench_run NAME CMD...    run CMD, print wall time and the peak memory of
+#                          the backend serving it (found by application_name)
+source "$(dirname "${BASH_SOURCE[0]}")/../test/lib.sh"
+
+bench_cluster() {
+	exwiw_setup
+	BENCH_WORK=$(mktemp -d /tmp/exwiw-bench.XXXXXX)
+	exwiw_tmp_install "$BENCH_WORK/inst"
+	exwiw_cluster_start "$BENCH_WORK" "${EXWIW_BENCH_PORT:-$(($(exwiw_port) + 1))}" \
+		"work_mem = '64MB'" "maintenance_work_mem = '512MB'" "jit = off"
+	psql -X -q -c "CREATE EXTENSION IF NOT EXISTS exwiw"
+}
+
+bench_fill_mixed() {
+	local n=$1 table=$2
+	psql -X -q -v ON_ERROR_STOP=1 <<SQL
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS $table;
+CREATE TABLE $table (
+	id bigint PRIMARY KEY,
+	user_id int NOT NULL,
+	name text NOT NULL,
+	email varchar(100),
+	amount numeric(12, 2) NOT NULL,
+	score float8,
+	created_at timestamptz NOT NULL,
+	active boolean NOT NULL
+);
+INSERT INTO $table
+SELECT g, (g::bigint * 7919) % 100000, 'customer ' || g || CASE WHEN g % 10 = 0 THEN E' O''Brien\nsecond line' ELSE '' END,
+       CASE WHEN g % 5 = 0 THEN NULL ELSE 'user' || g || '@example.com' END,
+       ((g::bigint * 104729) % 1000000) / 100.0, CASE WHEN g % 3 = 0 THEN NULL ELSE g / 7.0 END,
+       timestamptz '2020-01-01 00:00:00+00' + g * interval '37 seconds', g % 2 = 0
+FROM generate_series(1, $n) g;
+VACUUM (ANALYZE, FREEZE) $table;
+SQL
+}
+
+# bench_run NAME CMD...: runs CMD with PGAPPNAME set, samples the serving
+# backend's /proc status while it runs, and prints one line:
+#   NAME <seconds> <peak RssAnon kB> <VmHWM kB>
+# RssAnon is the backend's private memory (what grows if something
+# accumulates); VmHWM also counts the shared buffers it touched.
+# The seconds are also stored in BENCH_SECONDS.
+bench_run() {
+	local name=$1
+	shift
+	local app="exwiw_bench_$$_$RANDOM"
+	local start end cpid bpid="" anon=0 hwm=0 v
+	start=$(date +%s%N)
+	PGAPPNAME=$app "$@" &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null; do
+		if [ -z "$bpid" ]; then
+			bpid=$(psql -XAt -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$app' LIMIT 1" 2>/dev/null || true)
+		fi
+		if [ -n "$bpid" ] && [ -r "/proc/$bpid/status" ]; then
+			v=$(awk '/^RssAnon:/ {print $2}' "/proc/$bpid/status" 2>/dev/null || echo 0)
+			[ -n "$v" ] && [ "$v" -gt "$anon" ] && anon=$v
+			v=$(awk '/^VmHWM:/ {print $2}' "/proc/$bpid/status" 2>/dev/null || echo 0)
+			[ -n "$v" ] && [ "$v" -gt "$hwm" ] && hwm=$v
+		fi
+		sleep 0.1
+	done
+	wait "$cpid"
+	end=$(date +%s%N)
+	BENCH_SECONDS=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", (e - s) / 1e9 }')
+	BENCH_ANON_KB=$anon
+	BENCH_HWM_KB=$hwm
+	printf '%-34s %8s s   backend peak: private %7.1f MB, RSS %7.1f MB\n' \
+		"$name" "$BENCH_SECONDS" "$(awk -v k="$anon" 'BEGIN{print k/1024}')" "$(awk -v k="$hwm" 'BEGIN{print k/1024}')"
+}
+
+# ratio A B: A / B with two decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
