@@ -2,7 +2,7 @@
 # bench/dump.sh: exwiw_dump against COPY, pg_dump --inserts and the Ruby
 # client's path, in one run, on a table of N rows x 8 mixed-type columns.
 #
-#   bench/dump.sh            # N = 1,000,000, 3 runs each, median
+#   bench/dump.sh            # N = 1,000,000, best of 3 interleaved runs
 #   bench/dump.sh 100000 1   # quick check
 #
 # Every path writes a file through a client, as a user would.  Prints wall
@@ -19,35 +19,37 @@ exwiw_log "filling bench_mixed with $rows rows"
 bench_fill_mixed "$rows" bench_mixed
 q="SELECT * FROM bench_mixed"
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-declare -A times anon hwm
-run_case() {
-	local key=$1
-	shift
-	local i s=() a=0 h=0
-	for i in $(seq 1 "$runs"); do
-		bench_run "$key (run $i)" "$@" >&2
-		s+=("$BENCH_SECONDS")
-		[ "$BENCH_ANON_KB" -gt "$a" ] && a=$BENCH_ANON_KB
-		[ "$BENCH_HWM_KB" -gt "$h" ] && h=$BENCH_HWM_KB
-	done
-	times[$key]=$(printf '%s\n' "${s[@]}" | median)
-	anon[$key]=$a
-	hwm[$key]=$h
+# Runs are interleaved (every path once, then again) so that a noisy
+# neighbour slows all paths alike; each path's best time is reported.
+best() { sort -n | head -n 1; }
+declare -A times anon hwm samples
+cases=(copy exwiw exwiw_copy pg_dump ruby)
+case_cmd() {
+	case $1 in
+	copy) echo "psql -X -c \"COPY ($q) TO STDOUT\" > $out/copy.txt" ;;
+	exwiw) echo "psql -XAt -c \"SELECT exwiw_dump('$q', 'bench_mixed')\" > $out/exwiw.sql" ;;
+	exwiw_copy) echo "psql -XAt -c \"SELECT exwiw_dump('$q', 'bench_mixed', format => 'copy')\" > $out/exwiw_copy.sql" ;;
+	pg_dump) echo "pg_dump --data-only --inserts --rows-per-insert=1000 -t bench_mixed > $out/pg_dump.sql" ;;
+	ruby) echo "ruby $(dirname "$0")/client_style.rb '$q' bench_mixed $out/ruby.sql" ;;
+	esac
 }
-
-run_case copy bash -c "psql -X -c \"COPY ($q) TO STDOUT\" > $out/copy.txt"
-run_case exwiw bash -c "psql -XAt -c \"SELECT exwiw_dump('$q', 'bench_mixed')\" > $out/exwiw.sql"
-run_case exwiw_copy bash -c "psql -XAt -c \"SELECT exwiw_dump('$q', 'bench_mixed', format => 'copy')\" > $out/exwiw_copy.sql"
-run_case pg_dump bash -c "pg_dump --data-only --inserts --rows-per-insert=1000 -t bench_mixed > $out/pg_dump.sql"
-run_case ruby ruby "$(dirname "$0")/client_style.rb" "$q" bench_mixed "$out/ruby.sql"
+for k in "${cases[@]}"; do anon[$k]=0; hwm[$k]=0; samples[$k]=""; done
+for i in $(seq 1 "$runs"); do
+	for k in "${cases[@]}"; do
+		bench_run "$k (run $i)" bash -c "$(case_cmd "$k")" >&2
+		samples[$k]+="$BENCH_SECONDS "
+		[ "$BENCH_ANON_KB" -gt "${anon[$k]}" ] && anon[$k]=$BENCH_ANON_KB
+		[ "$BENCH_HWM_KB" -gt "${hwm[$k]}" ] && hwm[$k]=$BENCH_HWM_KB
+	done
+done
+for k in "${cases[@]}"; do times[$k]=$(printf '%s\n' ${samples[$k]} | best); done
 
 # The client's path and exwiw_dump must produce the same bytes.
 if cmp -s "$out/exwiw.sql" "$out/ruby.sql"; then same=yes; else same=NO; fi
 
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
-echo "exwiw bench/dump.sh: $rows rows x 8 columns, median of $runs runs ($(date -u +%Y-%m-%d), $(nproc) cores)"
+echo "exwiw bench/dump.sh: $rows rows x 8 columns, best of $runs interleaved runs ($(date -u +%Y-%m-%d), $(nproc) cores)"
 printf '%-40s %9s %10s %14s %12s\n' path seconds "vs COPY" "backend priv" "backend RSS"
 for k in copy exwiw exwiw_copy pg_dump ruby; do
 	case $k in

@@ -64,6 +64,16 @@ typedef struct SqlWriter
 typedef void (*AppendValueFn) (StringInfo buf, const char *s, int len);
 
 /*
+ * pg_itoa() and friends return the length from PostgreSQL 14 on; before
+ * that they return nothing and we measure.
+ */
+#if PG_VERSION_NUM >= 140000
+#define EXWIW_ITOA(fn, v, buf) fn((v), (buf))
+#else
+#define EXWIW_ITOA(fn, v, buf) (fn((v), (buf)), (int) strlen(buf))
+#endif
+
+/*
  * exwiw_append_insert_value
  *		Append s[0..len) as a quoted SQL literal, doubling single quotes.
  */
@@ -215,15 +225,15 @@ append_value(StringInfo buf, SqlColumn *col, Datum value,
 	switch (col->kind)
 	{
 		case COL_INT2:
-			len = pg_itoa(DatumGetInt16(value), num);
+			len = EXWIW_ITOA(pg_itoa, DatumGetInt16(value), num);
 			append_fn(buf, num, len);
 			break;
 		case COL_INT4:
-			len = pg_ltoa(DatumGetInt32(value), num);
+			len = EXWIW_ITOA(pg_ltoa, DatumGetInt32(value), num);
 			append_fn(buf, num, len);
 			break;
 		case COL_INT8:
-			len = pg_lltoa(DatumGetInt64(value), num);
+			len = EXWIW_ITOA(pg_lltoa, DatumGetInt64(value), num);
 			append_fn(buf, num, len);
 			break;
 		case COL_BOOL:

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# bench/load.sh: loading is the other half of the job.  Time and backend
+# memory to load N rows (8 mixed columns) written by exwiw_dump as
+#   - one INSERT statement,
+#   - rows_per_statement => 10000,
+#   - format => 'copy'.
+#
+#   bench/load.sh            # N = 1,000,000
+source "$(dirname "$0")/common.sh"
+rows=${1:-1000000}
+bench_cluster
+out=$BENCH_WORK/out
+mkdir -p "$out"
+bench_fill_mixed "$rows" bench_mixed
+psql -X -q -c "CREATE TABLE bench_target (LIKE bench_mixed INCLUDING ALL)"
+
+q="SELECT * FROM bench_mixed"
+psql -XAt -c "SELECT exwiw_dump('$q', 'bench_target')" >"$out/one.sql"
+psql -XAt -c "SELECT exwiw_dump('$q', 'bench_target', 10000)" >"$out/chunked.sql"
+psql -XAt -c "SELECT exwiw_dump('$q', 'bench_target', format => 'copy')" >"$out/copy.sql"
+
+echo
+echo "exwiw bench/load.sh: loading $rows rows x 8 columns with psql -f ($(date -u +%Y-%m-%d), $(nproc) cores)"
+for f in one chunked copy; do
+	psql -X -q -c "TRUNCATE bench_target"
+	case $f in
+	one) label="one INSERT statement" ;;
+	chunked) label="rows_per_statement => 10000" ;;
+	copy) label="format => 'copy'" ;;
+	esac
+	bench_run "$label" psql -X -q -v ON_ERROR_STOP=1 -f "$out/$f.sql"
+	n=$(psql -XAt -c "SELECT count(*) FROM bench_target")
+	[ "$n" = "$rows" ] || { echo "loaded $n rows, expected $rows" >&2; exit 1; }
+done
