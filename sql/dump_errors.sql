@@ -28,6 +28,7 @@ SELECT exwiw_dump('DELETE FROM victims RETURNING id', 't');
 SELECT exwiw_dump('WITH d AS (DELETE FROM victims RETURNING *) SELECT * FROM d', 't');
 SELECT exwiw_dump('SELECT 1 AS id; SELECT 2 AS id', 't');
 SELECT exwiw_dump('SELECT 1 AS id; DELETE FROM victims', 't');
+SELECT exwiw_dump('MERGE INTO victims v USING (SELECT 1 AS id) s ON v.id = s.id WHEN MATCHED THEN DELETE', 't');
 SELECT exwiw_dump('TRUNCATE victims', 't');
 SELECT exwiw_dump('CREATE TABLE x (a int)', 't');
 SELECT exwiw_dump('EXPLAIN SELECT 1', 't');

@@ -55,3 +55,7 @@ SELECT n, length(c) AS chunk_length, left(c, 40) AS starts, right(c, 12) AS ends
 FROM exwiw_dump($$SELECT 1 AS id, 'a' AS v
                   UNION ALL SELECT 2, repeat('x''', 50 * 1024 * 1024)
                   UNION ALL SELECT 3, 'b'$$, 'wide', chunk_bytes => 1) WITH ORDINALITY d(c, n);
+
+-- No chunk may exceed PostgreSQL's 1 GB limit for a value: a row whose text
+-- cannot fit (520 MB of quotes, doubled) is refused with a clear error.
+SELECT length(c) FROM exwiw_dump($$SELECT 1 AS id, repeat(repeat('''', 1024 * 1024), 520) AS v$$, 't') c;

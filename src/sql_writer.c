@@ -32,6 +32,7 @@
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 /* How one column's value is turned into text. */
 typedef enum ColumnKind
@@ -209,15 +210,65 @@ sql_writer_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
 }
 
 /*
+ * escaped_length
+ *		Exact length of s[0..len) once escaped by append_fn, quotes included.
+ */
+static Size
+escaped_length(const char *s, int len, AppendValueFn append_fn)
+{
+	Size		n = len;
+	int			i;
+
+	if (append_fn == exwiw_append_insert_value)
+	{
+		n += 2;
+		for (i = 0; i < len; i++)
+			n += (s[i] == '\'');
+	}
+	else
+	{
+		for (i = 0; i < len; i++)
+			n += (s[i] == '\\' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r');
+	}
+	return n;
+}
+
+/*
+ * check_room
+ *		Error out, clearly, when a value would push the chunk past the 1 GB
+ *		limit of a text value.
+ *
+ * A chunk holds at least one whole row, so one row's text must fit in
+ * MaxAllocSize.  Values too small to matter skip the exact count.
+ */
+static void
+check_room(StringInfo buf, const char *s, int len, AppendValueFn append_fn,
+		   uint64 rowno)
+{
+	Size		need;
+
+	if ((Size) buf->len + 2 * (Size) len + 2 < MaxAllocSize - 1)
+		return;
+	need = escaped_length(s, len, append_fn);
+	if ((Size) buf->len + need >= MaxAllocSize - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row " UINT64_FORMAT " is too large to export", rowno + 1),
+				 errdetail("A chunk is one text value, limited to 1 GB, and holds at least one whole row; this row needs more than %zu bytes.",
+						   (Size) buf->len + need),
+				 errhint("Export the widest columns separately, or select a shorter form of them.")));
+}
+
+/*
  * append_value
  *		Append one non-NULL value, escaped by append_fn.
  *
  * Runs in the stream's per-row context, so the output function's result is
- * freed with the row.
+ * freed with the row.  rowno (0-based) names the row in a size error.
  */
 static inline void
 append_value(StringInfo buf, SqlColumn *col, Datum value,
-			 AppendValueFn append_fn)
+			 AppendValueFn append_fn, uint64 rowno)
 {
 	char		num[MAXINT8LEN + 1];
 	int			len;
@@ -243,14 +294,18 @@ append_value(StringInfo buf, SqlColumn *col, Datum value,
 			{
 				text	   *t = DatumGetTextPP(value);
 
+				check_room(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+						   append_fn, rowno);
 				append_fn(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 				break;
 			}
 		case COL_GENERIC:
 			{
 				char	   *s = OutputFunctionCall(&col->outfn, value);
+				int			slen = strlen(s);
 
-				append_fn(buf, s, strlen(s));
+				check_room(buf, s, slen, append_fn, rowno);
+				append_fn(buf, s, slen);
 				break;
 			}
 	}
@@ -289,7 +344,7 @@ sql_writer_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
 				appendBinaryStringInfo(buf, "NULL", 4);
 			else
 				append_value(buf, &sw->cols[i], slot->tts_values[i],
-							 exwiw_append_insert_value);
+							 exwiw_append_insert_value, rowno);
 		}
 		appendStringInfoCharMacro(buf, ')');
 	}
@@ -303,7 +358,7 @@ sql_writer_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
 				appendBinaryStringInfo(buf, "\\N", 2);
 			else
 				append_value(buf, &sw->cols[i], slot->tts_values[i],
-							 exwiw_append_copy_value);
+							 exwiw_append_copy_value, rowno);
 		}
 	}
 }
