@@ -2,7 +2,8 @@
 # bench/common.sh: shared helpers for the benchmark scripts (sourced).
 #
 # bench_cluster            build, install into a private PostgreSQL copy and
-#                          start a throwaway cluster tuned like a small server
+#                          start a throwaway cluster tuned like a small server;
+#                          output files go to $BENCH_OUT
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
@@ -15,6 +16,9 @@ bench_cluster() {
 	exwiw_cluster_start "$BENCH_WORK" "${EXWIW_BENCH_PORT:-$(($(exwiw_port) + 1))}" \
 		"work_mem = '64MB'" "maintenance_work_mem = '512MB'" "jit = off"
 	psql -X -q -c "CREATE EXTENSION IF NOT EXISTS exwiw"
+	BENCH_OUT=$BENCH_WORK/out
+	mkdir -p "$BENCH_OUT"
+	chmod 777 "$BENCH_OUT"
 }
 
 bench_fill_mixed() {

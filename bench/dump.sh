@@ -11,9 +11,7 @@ source "$(dirname "$0")/common.sh"
 rows=${1:-1000000}
 runs=${2:-3}
 bench_cluster
-out=$BENCH_WORK/out
-mkdir -p "$out"
-chmod 777 "$out"
+out=$BENCH_OUT
 
 exwiw_log "filling bench_mixed with $rows rows"
 bench_fill_mixed "$rows" bench_mixed

@@ -9,8 +9,7 @@
 source "$(dirname "$0")/common.sh"
 rows=${1:-1000000}
 bench_cluster
-out=$BENCH_WORK/out
-mkdir -p "$out"
+out=$BENCH_OUT
 bench_fill_mixed "$rows" bench_mixed
 psql -X -q -c "CREATE TABLE bench_target (LIKE bench_mixed INCLUDING ALL)"
 

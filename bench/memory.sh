@@ -11,8 +11,7 @@ source "$(dirname "$0")/common.sh"
 small=${1:-1000000}
 large=${2:-10000000}
 bench_cluster
-out=$BENCH_WORK/out
-mkdir -p "$out"
+out=$BENCH_OUT
 
 exwiw_log "filling bench_mixed with $large rows"
 bench_fill_mixed "$large" bench_mixed
