@@ -112,15 +112,90 @@ exj_append_string(StringInfo buf, const char *s, int len)
 }
 
 /*
+ * shorten_at_boundary
+ *		Ryu's digits for a double of 2^53 or more, made shorter where a
+ *		shorter decimal still reads back as d: Ryu (as built into PostgreSQL)
+ *		never picks a decimal that lies exactly halfway to the next double,
+ *		Ruby (David Gay's dtoa) does when round-half-even reads it back as d,
+ *		e.g. 1e23 and some doubles between 1e16 and 1e20.  Such halfway
+ *		points are integers, so only doubles >= 2^53 can have them.
+ *
+ * digits (ndig digits, value 0.DIGITS * 10^decpt) is updated in place;
+ * returns the new number of digits.
+ */
+static int
+shorten_at_boundary(double d, char *digits, int ndig, int *decpt)
+{
+	char		exact[400];
+	int			len;
+	int			k;
+
+	/* the exact decimal value: d is an integer here */
+	len = snprintf(exact, sizeof(exact), "%.0f", fabs(d));
+	if (len <= 0 || len >= (int) sizeof(exact) || len != *decpt)
+		return ndig;
+
+	for (k = ndig - 1; k >= 1; k--)
+	{
+		char		cand[40];
+		char		text[64];
+		int			cdecpt = len;
+		bool		up;
+		int			i;
+
+		/* the nearest k-digit decimal: round half even */
+		memcpy(cand, exact, k);
+		if (exact[k] > '5')
+			up = true;
+		else if (exact[k] < '5')
+			up = false;
+		else
+		{
+			up = false;
+			for (i = k + 1; i < len; i++)
+				if (exact[i] != '0')
+					up = true;
+			if (!up)
+				up = (cand[k - 1] - '0') % 2 == 1;
+		}
+		if (up)
+		{
+			for (i = k - 1; i >= 0 && cand[i] == '9'; i--)
+				cand[i] = '0';
+			if (i >= 0)
+				cand[i]++;
+			else
+			{
+				memmove(cand + 1, cand, k - 1);
+				cand[0] = '1';
+				cdecpt++;
+			}
+		}
+		snprintf(text, sizeof(text), "0.%.*se%d", k, cand, cdecpt);
+		if (strtod(text, NULL) != fabs(d))
+			break;
+		memcpy(digits, cand, k);
+		ndig = k;
+		*decpt = cdecpt;
+	}
+	while (ndig > 1 && digits[ndig - 1] == '0')
+		ndig--;
+	return ndig;
+}
+
+/*
  * exj_format_double
  *		Write finite d the way Ruby's Float#to_s does into out (at least 32
  *		bytes); return the length.  NUL-terminates.
  *
  * The shortest round-trip digits come from PostgreSQL's Ryu
  * (double_to_shortest_decimal_buf); we read its digits and exponent back
- * and lay them out by Ruby's rule: "ddd.ddd" when the decimal point falls
- * within the first 16 digits, "0.000ddd" down to 1e-4, else "d.ddde+XX"
- * with a sign and at least two exponent digits.
+ * (see shorten_at_boundary for where Ryu needs a check) and lay them out
+ * by Ruby 3.1's rule (flo_to_s): "ddd.ddd" when the decimal point falls
+ * within the first 15 places, or at the 16th with a 17th digit after it;
+ * "0.000ddd" down to 1e-4; else "d.ddde+XX" with a sign and at least two
+ * exponent digits.  (So 1e15 prints "1.0e+15": the spec's "decimal for
+ * |x| < 1e16" is not quite what Ruby does.)
  */
 int
 exj_format_double(double d, char *out)
@@ -168,8 +243,14 @@ exj_format_double(double d, char *out)
 	while (ndig > 1 && digits[ndig - 1] == '0')
 		ndig--;
 	decpt += exp10;
+	if (fabs(d) >= 9007199254740992.0 && ndig > 1)
+		ndig = shorten_at_boundary(d, digits, ndig, &decpt);
 
-	if (decpt > 0 && decpt <= 16)
+	/*
+	 * Ruby: decimal when the point falls within the digits and the first 16
+	 * places, or when zeros must be padded up to 15 places at most.
+	 */
+	if (decpt > 0 && (decpt <= 15 || (decpt == 16 && ndig > 16)))
 	{
 		if (decpt < ndig)
 		{
