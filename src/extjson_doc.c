@@ -306,10 +306,29 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 	res = pg_parse_json(lex, &sem);
 	if (res != JSON_SUCCESS)
 	{
-		char	   *detail = json_errdetail(res, lex);
-
-		exj_error_set(err, EXJ_ERR_SYNTAX, "invalid json: %s", detail);
-		pfree(detail);
+		/*
+		 * Our own words, not json_errdetail(): some of its messages are
+		 * allocated and some are constants, so they cannot be freed safely.
+		 * (A json datum is valid JSON already; only de-escaping can fail.)
+		 */
+		switch (res)
+		{
+			case JSON_UNICODE_CODE_POINT_ZERO:
+				exj_error_set(err, EXJ_ERR_UNSUPPORTED,
+							  "\\u0000 cannot be converted to text");
+				break;
+			case JSON_UNICODE_ESCAPE_FORMAT:
+			case JSON_ESCAPING_INVALID:
+			case JSON_UNICODE_HIGH_SURROGATE:
+			case JSON_UNICODE_LOW_SURROGATE:
+			case JSON_UNICODE_HIGH_ESCAPE:
+				exj_error_set(err, EXJ_ERR_SYNTAX, "invalid escape in json string");
+				break;
+			default:
+				exj_error_set(err, EXJ_ERR_SYNTAX, "invalid json (parser error %d)",
+							  (int) res);
+				break;
+		}
 		if (b.pending_key)
 			pfree((char *) b.pending_key);
 		exj_tree_free(b.root);

@@ -669,8 +669,9 @@ PG_FUNCTION_INFO_V1(exwiw_ext_json_row);
 
 /*
  * exwiw_ext_json_row
- *		SQL entry point: exwiw_ext_json(anyelement, text[], boolean).  The
- *		writer for the row type is kept in fn_extra across calls.
+ *		SQL entry point: exwiw_ext_json(anyelement, text[], boolean).  Types
+ *		without a BSON counterpart are written with their output function
+ *		under the same pinned settings as exwiw_dump_jsonl (settings.c).
  */
 Datum
 exwiw_ext_json_row(PG_FUNCTION_ARGS)
@@ -687,6 +688,7 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
 	MemoryContext cxt;
+	int			nestlevel;
 
 	if (!OidIsValid(argtype) || !type_is_rowtype(argtype))
 		ereport(ERROR,
@@ -718,7 +720,9 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 	heap_deform_tuple(&tuple, desc, values, nulls);
 
 	initStringInfo(&buf);
+	nestlevel = exwiw_pin_output_settings();
 	exwiw_extjson_append_row(rw, &buf, values, nulls);
+	exwiw_restore_settings(nestlevel);
 	MemoryContextDelete(cxt);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }
