@@ -412,14 +412,14 @@ fail(EmitState *st, const PathSeg *path, ExjErrorKind kind,
 			}
 			if (plain)
 			{
-				appendStringInfoChar(s, '.');
+				exj_putc(s, '.');
 				appendBinaryStringInfo(s, p->key, p->keylen);
 			}
 			else
 			{
-				appendStringInfoChar(s, '[');
+				exj_putc(s, '[');
 				exj_append_string(s, p->key, p->keylen);
-				appendStringInfoChar(s, ']');
+				exj_putc(s, ']');
 			}
 		}
 	}
@@ -728,7 +728,7 @@ emit_plain(EmitState *st, ExjNode *node, const PathSeg *path, bool first,
 	int			i;
 
 	if (!skip_ref_id)
-		appendStringInfoChar(st->buf, '{');
+		exj_putc(st->buf, '{');
 	for (i = 0; i < node->len; i++)
 	{
 		PathSeg		seg = {path, node->keys[i], node->keylens[i], 0};
@@ -737,14 +737,14 @@ emit_plain(EmitState *st, ExjNode *node, const PathSeg *path, bool first,
 							key_is(node->keys[i], node->keylens[i], "$id")))
 			continue;
 		if (!first)
-			appendStringInfoChar(st->buf, ',');
+			exj_putc(st->buf, ',');
 		first = false;
 		exj_append_string(st->buf, node->keys[i], node->keylens[i]);
-		appendStringInfoChar(st->buf, ':');
+		exj_putc(st->buf, ':');
 		if (!emit_node(st, node->items[i], &seg))
 			return false;
 	}
-	appendStringInfoChar(st->buf, '}');
+	exj_putc(st->buf, '}');
 	return true;
 }
 
@@ -837,11 +837,11 @@ emit_single(EmitState *st, ExjNode *node, const PathSeg *path)
 	{
 		if (v->kind != EXJ_STRING)
 			return fail(st, path, EXJ_ERR_SYNTAX, "%.*s must be a string", klen, key);
-		appendStringInfoChar(buf, '{');
+		exj_putc(buf, '{');
 		exj_append_string(buf, key, klen);
-		appendStringInfoChar(buf, ':');
+		exj_putc(buf, ':');
 		exj_append_string(buf, v->str, v->len);
-		appendStringInfoChar(buf, '}');
+		exj_putc(buf, '}');
 		return true;
 	}
 	if (key_is(key, klen, "$timestamp"))
@@ -963,7 +963,7 @@ emit_pair(EmitState *st, ExjNode *node, const PathSeg *path, bool *handled)
 		appendStringInfoString(buf, ",\"$scope\":");
 		if (!emit_plain(st, scope, &seg, true, false))
 			return false;
-		appendStringInfoChar(buf, '}');
+		exj_putc(buf, '}');
 		return true;
 	}
 	if (key_is(first, firstlen, "$binary"))
@@ -996,7 +996,7 @@ emit_pair(EmitState *st, ExjNode *node, const PathSeg *path, bool *handled)
 			appendStringInfoString(buf, ",\"$options\":");
 			if (!emit_node(st, opt, &oseg))
 				return false;
-			appendStringInfoChar(buf, '}');
+			exj_putc(buf, '}');
 			return true;
 		}
 		if (re->kind != EXJ_STRING || opt->kind != EXJ_STRING)
@@ -1071,9 +1071,6 @@ emit_node(EmitState *st, ExjNode *node, const PathSeg *path)
 {
 	int			i;
 
-#ifndef FRONTEND
-	check_stack_depth();
-#endif
 	switch (node->kind)
 	{
 		case EXJ_NULL:
@@ -1091,19 +1088,25 @@ emit_node(EmitState *st, ExjNode *node, const PathSeg *path)
 			exj_append_string(st->buf, node->str, node->len);
 			return true;
 		case EXJ_ARRAY:
-			appendStringInfoChar(st->buf, '[');
+#ifndef FRONTEND
+			check_stack_depth();
+#endif
+			exj_putc(st->buf, '[');
 			for (i = 0; i < node->len; i++)
 			{
 				PathSeg		seg = {path, NULL, 0, i};
 
 				if (i > 0)
-					appendStringInfoChar(st->buf, ',');
+					exj_putc(st->buf, ',');
 				if (!emit_node(st, node->items[i], &seg))
 					return false;
 			}
-			appendStringInfoChar(st->buf, ']');
+			exj_putc(st->buf, ']');
 			return true;
 		case EXJ_OBJECT:
+#ifndef FRONTEND
+			check_stack_depth();
+#endif
 			return emit_object(st, node, path);
 	}
 	return false;
@@ -1124,4 +1127,182 @@ exj_emit(StringInfo buf, ExjNode *node, const char *root_path, ExjError *err)
 	st.err = err;
 	st.root = root_path;
 	return emit_node(&st, node, NULL);
+}
+
+/* ---------------------------------------------------------------------
+ * Fast path for json text without wrappers
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct PlainState
+{
+	StringInfo	buf;
+	bool	   *first;			/* per open container: no element yet */
+	int			depth;
+	int			cap;
+	bool		failed;			/* a number BSON cannot hold */
+} PlainState;
+
+static void
+plain_open(PlainState *ps, char c)
+{
+	if (ps->depth == ps->cap)
+	{
+		ps->cap = ps->cap ? ps->cap * 2 : 32;
+		ps->first = ps->first ? repalloc(ps->first, ps->cap * sizeof(bool)) :
+			palloc(ps->cap * sizeof(bool));
+	}
+	ps->first[ps->depth++] = true;
+	exj_putc(ps->buf, c);
+}
+
+static void
+plain_object_start(void *state)
+{
+	plain_open((PlainState *) state, '{');
+}
+
+static void
+plain_array_start(void *state)
+{
+	plain_open((PlainState *) state, '[');
+}
+
+static void
+plain_object_end(void *state)
+{
+	PlainState *ps = (PlainState *) state;
+
+	ps->depth--;
+	exj_putc(ps->buf, '}');
+}
+
+static void
+plain_array_end(void *state)
+{
+	PlainState *ps = (PlainState *) state;
+
+	ps->depth--;
+	exj_putc(ps->buf, ']');
+}
+
+/* the separator before an object field or an array element */
+static void
+plain_separator(PlainState *ps)
+{
+	if (ps->first[ps->depth - 1])
+		ps->first[ps->depth - 1] = false;
+	else
+		exj_putc(ps->buf, ',');
+}
+
+static void
+plain_field_start(void *state, char *fname, bool isnull)
+{
+	PlainState *ps = (PlainState *) state;
+
+	plain_separator(ps);
+	exj_append_string(ps->buf, fname, strlen(fname));
+	exj_putc(ps->buf, ':');
+	pfree(fname);
+}
+
+static void
+plain_element_start(void *state, bool isnull)
+{
+	plain_separator((PlainState *) state);
+}
+
+static void
+plain_scalar(void *state, char *token, JsonTokenType tokentype)
+{
+	PlainState *ps = (PlainState *) state;
+	int			len = strlen(token);
+	int			i;
+
+	switch (tokentype)
+	{
+		case JSON_TOKEN_STRING:
+			exj_append_string(ps->buf, token, len);
+			break;
+		case JSON_TOKEN_NUMBER:
+			for (i = 0; i < len; i++)
+				if (token[i] == '.' || token[i] == 'e' || token[i] == 'E')
+					break;
+			if (i < len)
+				exj_append_double(ps->buf, strtod(token, NULL));
+			else
+			{
+				ExjError	err;
+
+				if (!exj_append_int_text(ps->buf, token, len, &err))
+					ps->failed = true;
+			}
+			break;
+		default:
+			/* true, false, null: the token is the literal */
+			appendBinaryStringInfo(ps->buf, token, len);
+			break;
+	}
+	pfree(token);
+}
+
+/*
+ * exj_emit_plain_json_text
+ *		Append the Relaxed Extended JSON of json text that has no wrappers,
+ *		straight from the parser's events, without building a tree.
+ *
+ * Only text with no "$" anywhere (not even as an escape) qualifies: then no
+ * object can be a wrapper or a DBRef, and the output is what exj_emit()
+ * writes for its tree.  Returns false, with buf as it was, when the text
+ * does not qualify or holds something to report (an integer out of range,
+ * an escape that cannot be converted): the caller then takes the tree path,
+ * which reports it with its path.
+ */
+bool
+exj_emit_plain_json_text(StringInfo buf, const char *text, int len)
+{
+	JsonLexContext *lex;
+	JsonSemAction sem;
+	PlainState	ps;
+	int			start = buf->len;
+	JsonParseErrorType res;
+	int			i;
+
+	if (memchr(text, '$', len) != NULL)
+		return false;
+	for (i = 0; i + 5 < len; i++)
+		if (text[i] == '\\' && text[i + 1] == 'u' && text[i + 2] == '0' &&
+			text[i + 3] == '0' && text[i + 4] == '2' && text[i + 5] == '4')
+			return false;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.buf = buf;
+	memset(&sem, 0, sizeof(sem));
+	sem.semstate = &ps;
+	sem.object_start = plain_object_start;
+	sem.object_end = plain_object_end;
+	sem.array_start = plain_array_start;
+	sem.array_end = plain_array_end;
+	sem.object_field_start = plain_field_start;
+	sem.array_element_start = plain_element_start;
+	sem.scalar = plain_scalar;
+
+	lex = makeJsonLexContextCstringLen((char *) text, len, PG_UTF8, true);
+	res = pg_parse_json(lex, &sem);
+	if (lex->strval)
+	{
+		pfree(lex->strval->data);
+		pfree(lex->strval);
+	}
+	pfree(lex);
+	if (ps.first)
+		pfree(ps.first);
+	if (res != JSON_SUCCESS || ps.failed)
+	{
+		buf->len = start;
+		buf->data[start] = '\0';
+		return false;
+	}
+	return true;
 }

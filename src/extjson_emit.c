@@ -156,6 +156,8 @@ exwiw_extjson_append_json(StringInfo buf, Datum json, const char *root_path,
 	text	   *t = DatumGetTextPP(json);
 	ExjNode    *root;
 
+	if (exj_emit_plain_json_text(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)))
+		return true;
 	if (!exj_parse_json_text(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &root, err))
 	{
 		initStringInfo(&err->path);

@@ -59,7 +59,7 @@ exj_append_string(StringInfo buf, const char *s, int len)
 	int			start = 0;
 	int			i;
 
-	appendStringInfoChar(buf, '"');
+	exj_putc(buf, '"');
 	for (i = 0; i < len; i++)
 	{
 		unsigned char c = (unsigned char) s[i];
@@ -108,7 +108,7 @@ exj_append_string(StringInfo buf, const char *s, int len)
 	}
 	if (len > start)
 		appendBinaryStringInfo(buf, s + start, len - start);
-	appendStringInfoChar(buf, '"');
+	exj_putc(buf, '"');
 }
 
 /*
@@ -370,9 +370,9 @@ exj_append_int_text(StringInfo buf, const char *s, int len, ExjError *err)
 		v /= 10;
 	} while (v > 0);
 	if (neg)
-		appendStringInfoChar(buf, '-');
+		exj_putc(buf, '-');
 	while (n > 0)
-		appendStringInfoChar(buf, tmp[--n]);
+		exj_putc(buf, tmp[--n]);
 	return true;
 }
 
@@ -558,16 +558,16 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 	/* ToString: IEEE to-scientific-string */
 	appendStringInfoString(buf, "{\"$numberDecimal\":\"");
 	if (neg)
-		appendStringInfoChar(buf, '-');
+		exj_putc(buf, '-');
 	{
 		int64		adjexp = (nsig - 1) + exponent;
 
 		if (exponent > 0 || adjexp < -6)
 		{
-			appendStringInfoChar(buf, sig[0]);
+			exj_putc(buf, sig[0]);
 			if (nsig > 1)
 			{
-				appendStringInfoChar(buf, '.');
+				exj_putc(buf, '.');
 				appendBinaryStringInfo(buf, sig + 1, nsig - 1);
 			}
 			appendStringInfo(buf, "E%s" INT64_FORMAT, exponent < 0 ? "" : "+",
@@ -580,7 +580,7 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 				int			point = nsig + exponent;
 
 				appendBinaryStringInfo(buf, sig, point);
-				appendStringInfoChar(buf, '.');
+				exj_putc(buf, '.');
 				appendBinaryStringInfo(buf, sig + point, nsig - point);
 			}
 			else
@@ -589,7 +589,7 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 
 				appendStringInfoString(buf, "0.");
 				for (i = 0; i < -(exponent + nsig); i++)
-					appendStringInfoChar(buf, '0');
+					exj_putc(buf, '0');
 				appendBinaryStringInfo(buf, sig, nsig);
 			}
 		}
@@ -699,7 +699,7 @@ exj_base64_decode(const char *s, int len, StringInfo out)
 		if (nbits >= 8)
 		{
 			nbits -= 8;
-			appendStringInfoChar(out, (char) ((acc >> nbits) & 0xff));
+			exj_putc(out, (char) ((acc >> nbits) & 0xff));
 		}
 	}
 	return nchars % 4 != 1;
@@ -716,8 +716,8 @@ exj_append_binary(StringInfo buf, const unsigned char *data, int len,
 	appendStringInfoString(buf, "{\"$binary\":{\"base64\":\"");
 	exj_append_base64(buf, data, len);
 	appendStringInfoString(buf, "\",\"subType\":\"");
-	appendStringInfoChar(buf, hexdigits[(subtype >> 4) & 15]);
-	appendStringInfoChar(buf, hexdigits[subtype & 15]);
+	exj_putc(buf, hexdigits[(subtype >> 4) & 15]);
+	exj_putc(buf, hexdigits[subtype & 15]);
 	appendStringInfoString(buf, "\"}}");
 }
 
@@ -824,6 +824,24 @@ days_from_civil(int64 y, int m, int d)
 }
 
 /*
+ * put_digits
+ *		Write v (0 <= v < 10^width) as exactly width decimal digits at
+ *		out[n]; return the new length.
+ */
+static inline int
+put_digits(char *out, int n, int v, int width)
+{
+	int			i;
+
+	for (i = width - 1; i >= 0; i--)
+	{
+		out[n + i] = '0' + v % 10;
+		v /= 10;
+	}
+	return n + width;
+}
+
+/*
  * exj_append_date
  *		Append a Time given as whole seconds since the Unix epoch (floored)
  *		plus usec (0..999999), as the bson gem writes Time in relaxed mode:
@@ -850,13 +868,27 @@ exj_append_date(StringInfo buf, int64 secs, int32 usec)
 						 secs * 1000 + usec / 1000);
 		return;
 	}
-	n = snprintf(out, sizeof(out), "{\"$date\":\"%04d-%02d-%02dT%02d:%02d:%02d",
-				 (int) year, month, day, (int) (sod / 3600),
-				 (int) (sod / 60 % 60), (int) (sod % 60));
+	/* written by hand: snprintf costs more than everything else here */
+	memcpy(out, "{\"$date\":\"", 10);
+	n = 10;
+	n = put_digits(out, n, (int) year, 4);
+	out[n++] = '-';
+	n = put_digits(out, n, month, 2);
+	out[n++] = '-';
+	n = put_digits(out, n, day, 2);
+	out[n++] = 'T';
+	n = put_digits(out, n, (int) (sod / 3600), 2);
+	out[n++] = ':';
+	n = put_digits(out, n, (int) (sod / 60 % 60), 2);
+	out[n++] = ':';
+	n = put_digits(out, n, (int) (sod % 60), 2);
 	if (usec != 0)
-		n += snprintf(out + n, sizeof(out) - n, ".%03dZ\"}", (int) (usec / 1000));
-	else
-		n += snprintf(out + n, sizeof(out) - n, "Z\"}");
+	{
+		out[n++] = '.';
+		n = put_digits(out, n, usec / 1000, 3);
+	}
+	memcpy(out + n, "Z\"}", 3);
+	n += 3;
 	appendBinaryStringInfo(buf, out, n);
 }
 

@@ -128,7 +128,7 @@ path_string(const RowPath *path, const char **column)
 	for (; path != NULL && n < lengthof(segs); path = path->up)
 		segs[n++] = path;
 	initStringInfo(&s);
-	appendStringInfoChar(&s, '$');
+	exj_putc(&s, '$');
 	*column = n > 0 ? segs[n - 1]->name : NULL;
 	while (n-- > 0)
 	{
@@ -318,13 +318,14 @@ append_array_dim(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 {
 	int			i;
 
-	appendStringInfoChar(buf, '[');
+	check_stack_depth();
+	exj_putc(buf, '[');
 	for (i = 0; i < dims[dim]; i++)
 	{
 		RowPath		seg = {path, NULL, i};
 
 		if (i > 0)
-			appendStringInfoChar(buf, ',');
+			exj_putc(buf, ',');
 		if (dim + 1 < ndim)
 			append_array_dim(rw, buf, ti, ndim, dims, dim + 1, elems, nulls,
 							 idx, force_oid, &seg);
@@ -337,7 +338,7 @@ append_array_dim(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 			(*idx)++;
 		}
 	}
-	appendStringInfoChar(buf, ']');
+	exj_putc(buf, ']');
 }
 
 /*
@@ -357,6 +358,7 @@ append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 	int			i;
 	bool		first = true;
 
+	check_stack_depth();
 	if (ti->rowdesc == NULL || ti->rowtype != typid || ti->rowtypmod != typmod)
 	{
 		TupleDesc	desc = lookup_rowtype_tupdesc(typid, typmod);
@@ -381,7 +383,7 @@ append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 	nulls = palloc(ti->rowdesc->natts * sizeof(bool));
 	heap_deform_tuple(&tuple, ti->rowdesc, values, nulls);
 
-	appendStringInfoChar(buf, '{');
+	exj_putc(buf, '{');
 	for (i = 0; i < ti->rowdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(ti->rowdesc, i);
@@ -390,16 +392,16 @@ append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 		if (att->attisdropped || (nulls[i] && rw->omit_nulls))
 			continue;
 		if (!first)
-			appendStringInfoChar(buf, ',');
+			exj_putc(buf, ',');
 		first = false;
 		exj_append_string(buf, NameStr(att->attname), strlen(NameStr(att->attname)));
-		appendStringInfoChar(buf, ':');
+		exj_putc(buf, ':');
 		if (nulls[i])
 			appendBinaryStringInfo(buf, "null", 4);
 		else
 			append_value(rw, buf, ti->fields[i], values[i], false, &seg);
 	}
-	appendStringInfoChar(buf, '}');
+	exj_putc(buf, '}');
 }
 
 /*
@@ -414,7 +416,6 @@ append_value(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti, Datum d,
 	char		tmp[32];
 	int			len;
 
-	check_stack_depth();
 	switch (ti->kind)
 	{
 		case TK_INT2:
@@ -585,7 +586,7 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 		rw->cols[i] = type_info(rw, att->atttypid);
 		initStringInfo(&key);
 		exj_append_string(&key, NameStr(att->attname), strlen(NameStr(att->attname)));
-		appendStringInfoChar(&key, ':');
+		exj_putc(&key, ':');
 		rw->keys[i] = key.data;
 		rw->keylens[i] = key.len;
 	}
@@ -641,7 +642,7 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 	int			i;
 	bool		first = true;
 
-	appendStringInfoChar(buf, '{');
+	exj_putc(buf, '{');
 	for (i = 0; i < rw->desc->natts; i++)
 	{
 		RowPath		seg;
@@ -649,7 +650,7 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 		if (rw->cols[i] == NULL || (isnull[i] && rw->omit_nulls))
 			continue;
 		if (!first)
-			appendStringInfoChar(buf, ',');
+			exj_putc(buf, ',');
 		first = false;
 		appendBinaryStringInfo(buf, rw->keys[i], rw->keylens[i]);
 		if (isnull[i])
@@ -662,7 +663,7 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 		seg.index = 0;
 		append_value(rw, buf, rw->cols[i], values[i], rw->is_oid[i], &seg);
 	}
-	appendStringInfoChar(buf, '}');
+	exj_putc(buf, '}');
 }
 
 PG_FUNCTION_INFO_V1(exwiw_ext_json_row);

@@ -10,7 +10,8 @@
  * address,undefined; PostgreSQL's libpgcommon/libpgport for the JSON parser,
  * Ryu and StringInfo).  Checks, besides ASan/UBSan/LeakSanitizer:
  *	- a double's text reads back as the same double;
- *	- an emitted document is itself valid JSON (PostgreSQL's parser).
+ *	- an emitted document is itself valid JSON (PostgreSQL's parser);
+ *	- the fast path for json without wrappers writes what the tree does.
  *
  *-------------------------------------------------------------------------
  */
@@ -99,7 +100,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto formatters;
 	if (exj_parse_json_text((const char *) data, (int) size, &root, &err))
 	{
-		if (exj_emit(&buf, root, "$", &err))
+		bool		emitted = exj_emit(&buf, root, "$", &err);
+		StringInfoData fast;
+
+		/* the fast path, when it applies, must write the same bytes */
+		initStringInfo(&fast);
+		if (exj_emit_plain_json_text(&fast, (const char *) data, (int) size) &&
+			(!emitted || fast.len != buf.len || memcmp(fast.data, buf.data, buf.len) != 0))
+		{
+			fprintf(stderr, "fast path wrote %s, tree wrote %s\n", fast.data,
+					emitted ? buf.data : "an error");
+			abort();
+		}
+		pfree(fast.data);
+		if (emitted)
 		{
 			JsonLexContext *lex = makeJsonLexContextCstringLen(buf.data, buf.len,
 															   PG_UTF8, false);
