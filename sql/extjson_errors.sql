@@ -28,3 +28,7 @@ SELECT exwiw_ext_json(t, oid_columns => '{ref}') FROM (SELECT 'nope'::text AS re
 SELECT exwiw_ext_json(t, oid_columns => '{missing}') FROM (SELECT 1 AS a) t;
 SELECT exwiw_ext_json(42);
 SELECT exwiw_dump_jsonl('SELECT ''infinity''::date AS d');
+SELECT exwiw_ext_json(t, oid_columns => '{n}') FROM (SELECT 1 AS n) t;
+SELECT exwiw_ext_json(t, oid_columns => '{a}') FROM (SELECT ARRAY['5f2a1b3c4d5e6f7a8b9c0d1e', 'x'] AS a) t;
+SELECT exwiw_ext_json(t, oid_columns => '{NULL}') FROM (SELECT 1 AS n) t;
+SELECT exwiw_ext_json('{"a":1}');

@@ -20,6 +20,8 @@ SELECT exwiw_ext_json(r) FROM extjson_t r ORDER BY i2;
 SELECT exwiw_ext_json(r, oid_columns => '{owner}', omit_nulls => true) FROM extjson_t r WHERE i2 = -1;
 SELECT exwiw_ext_json(r, omit_nulls => true) FROM extjson_t r WHERE i2 IS NULL;
 SELECT exwiw_ext_json(t, omit_nulls => false) FROM (SELECT 1 AS a, NULL::text AS b) t;
+-- oid_columns applies to the elements of a text array too
+SELECT exwiw_ext_json(t, oid_columns => '{refs}') FROM (SELECT ARRAY['5F2A1B3C4D5E6F7A8B9C0D1E', NULL] AS refs) t;
 -- name that is not 24 hex digits stays a String
 SELECT exwiw_ext_json(ROW('abc'::name, '5f2a1b3c4d5e6f7a8b9c0d1'::name));
 -- anonymous records and nested composites

@@ -624,6 +624,22 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 						(errcode(ERRCODE_UNDEFINED_COLUMN),
 						 errmsg("%s: oid_columns names \"%s\", which is not a column of the row",
 								funcname, name)));
+			for (i = 0; i < desc->natts; i++)
+			{
+				ExjTypeInfo *ti = rw->cols[i];
+
+				if (!rw->is_oid[i])
+					continue;
+				while (ti->kind == TK_ARRAY)
+					ti = ti->elem;
+				if (ti->kind != TK_TEXT && ti->kind != TK_NAME && ti->kind != TK_OTHER)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATATYPE_MISMATCH),
+							 errmsg("%s: oid_columns names column \"%s\" of type %s, which cannot hold an ObjectId",
+									funcname, name,
+									format_type_be(TupleDescAttr(desc, i)->atttypid)),
+							 errhint("An ObjectId comes from a text, varchar or name column holding 24 hexadecimal digits.")));
+			}
 		}
 	}
 	MemoryContextSwitchTo(old);
