@@ -17,6 +17,7 @@ SELECT exwiw_ext_json('{"a":{"$uuid":"not-a-uuid"}}'::json);
 SELECT exwiw_ext_json('{"a":{"$timestamp":{"t":-1,"i":0}}}'::json);
 SELECT exwiw_ext_json('{"a":{"$code":"x","$type":"00"}}'::json);
 SELECT exwiw_ext_json('{"a":12345678901234567890}'::json);
+SELECT exwiw_ext_json('{"$ref":"c","$id":1,"$uuid":"00112233-4455-6677-8899-aabbccddeeff"}'::json);
 SELECT exwiw_ext_json('{"a":"\u0000"}'::json);
 -- rows: infinity dates, numerics Decimal128 cannot hold, oid_columns
 SELECT exwiw_ext_json(t) FROM (SELECT 1 AS id, 'infinity'::timestamptz AS created) t;

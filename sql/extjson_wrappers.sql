@@ -19,6 +19,7 @@ SELECT exwiw_ext_json('{"$dbPointer":{"$ref":"c","$id":{"$oid":"5f2a1b3c4d5e6f7a
 -- DBRef: $ref and $id first (not when $db is present: the gem's rule)
 SELECT exwiw_ext_json('{"x":1,"$id":{"$oid":"5f2a1b3c4d5e6f7a8b9c0d1e"},"$ref":"c"}'::json);
 SELECT exwiw_ext_json('{"$ref":"c","$id":1,"$db":"d"}'::jsonb);
+SELECT exwiw_ext_json('{"$ref":"c","$id":1,"$regex":"x"}'::json);
 -- unknown $-keys alone are ordinary documents
 SELECT exwiw_ext_json('{"$foo":1}'::jsonb), exwiw_ext_json('{"$regex":"x"}'::jsonb);
 -- mongo_fdw (libbson legacy) forms: normalised

@@ -751,10 +751,10 @@ emit_plain(EmitState *st, ExjNode *node, const PathSeg *path, bool first,
 /*
  * check_reserved
  *		An ordinary document must not use a wrapper's key (the gem's
- *		verify_no_reserved_keys); extra lists keys refused in a DBRef's rest.
+ *		verify_no_reserved_keys).
  */
 static bool
-check_reserved(EmitState *st, ExjNode *node, const PathSeg *path, bool dbref)
+check_reserved(EmitState *st, ExjNode *node, const PathSeg *path)
 {
 	int			i;
 	int			k;
@@ -768,11 +768,36 @@ check_reserved(EmitState *st, ExjNode *node, const PathSeg *path, bool dbref)
 			continue;
 		for (k = 0; reserved_keys[k]; k++)
 			if (key_is(key, len, reserved_keys[k]))
-				break;
-		if (reserved_keys[k] || (dbref && (key_is(key, len, "$uuid") ||
-										   key_is(key, len, "$regex"))))
+				return fail(st, path, EXJ_ERR_SYNTAX,
+							"document uses the reserved key \"%.*s\" but is not a valid Extended JSON wrapper",
+							Min(len, 64), key);
+	}
+	return true;
+}
+
+/*
+ * check_dbref_rest
+ *		The keys of a DBRef besides $ref and $id must not make a wrapper of
+ *		their own (the gem merges them as a Hash): no reserved key, and not
+ *		just $uuid or $regex with $options.
+ */
+static bool
+check_dbref_rest(EmitState *st, ExjNode *node, const PathSeg *path)
+{
+	int			rest = node->len - 2;
+	int			i;
+
+	if (!check_reserved(st, node, path))
+		return false;
+	for (i = 0; i < node->len; i++)
+	{
+		const char *key = node->keys[i];
+		int			len = node->keylens[i];
+
+		if ((rest == 1 && key_is(key, len, "$uuid")) ||
+			(rest == 2 && key_is(key, len, "$regex") && find_key(node, "$options") >= 0))
 			return fail(st, path, EXJ_ERR_SYNTAX,
-						"document uses the reserved key \"%.*s\" but is not a valid Extended JSON wrapper",
+						"a DBRef's other keys must not form an Extended JSON wrapper (\"%.*s\")",
 						Min(len, 64), key);
 	}
 	return true;
@@ -1037,7 +1062,7 @@ emit_object(EmitState *st, ExjNode *node, const PathSeg *path)
 	{
 		PathSeg		seg = {path, "$id", 3, 0};
 
-		if (!check_reserved(st, node, path, node->len > 2))
+		if (!check_dbref_rest(st, node, path))
 			return false;
 		appendStringInfoString(st->buf, "{\"$ref\":");
 		exj_append_string(st->buf, node->items[ref]->str, node->items[ref]->len);
@@ -1057,7 +1082,7 @@ emit_object(EmitState *st, ExjNode *node, const PathSeg *path)
 		if (handled)
 			return ok;
 	}
-	if (!check_reserved(st, node, path, false))
+	if (!check_reserved(st, node, path))
 		return false;
 	return emit_plain(st, node, path, true, false);
 }

@@ -170,7 +170,7 @@ def random_hex(n)
 end
 
 def random_wrapper
-  case RNG.rand(17)
+  case RNG.rand(18)
   when 0 then { '$oid' => random_hex(24) }
   when 1 then { '$date' => time_of(RNG.rand(0..253_402_300_799_999)* 1000).strftime('%Y-%m-%dT%H:%M:%S.%LZ') }
   when 2 then { '$date' => time_of(RNG.rand(0..253_402_300_799) * 1_000_000).strftime('%Y-%m-%dT%H:%M:%SZ') }
@@ -188,7 +188,10 @@ def random_wrapper
   when 13 then [{ '$minKey' => 1 }, { '$maxKey' => 1 }].sample(random: RNG)
   when 14 then { '$symbol' => random_string }
   when 15 then { '$code' => random_string }
-  else { '$regex' => random_string.delete('\\'), '$options' => 'i' }
+  when 16 then { '$regex' => random_string.delete('\\'), '$options' => 'i' }
+  else # a DBRef: $ref and $id go first
+    { 'x' => random_value(3), '$id' => [{ '$oid' => random_hex(24) }, RNG.rand(100), random_string].sample(random: RNG),
+      '$ref' => random_string }
   end
 end
 
