@@ -13,8 +13,9 @@
  * as described in the shared spec extended-json.md:
  *
  *	extjson_format.c	strings, floats, Decimal128, base64, dates, ObjectIds
- *	extjson_doc.c		a JSON document tree, its $-wrapper rules, and the
- *						json text parser that builds it
+ *	extjson_doc.c		a JSON document tree, its $-wrapper rules, the json
+ *						text parser that builds it, and a tree-less fast
+ *						path for json text without wrappers
  *
  * Functions that can fail on bad input return false and describe the
  * problem in an ExjError; the backend turns that into an ereport.

@@ -10,8 +10,11 @@
  * iterator in extjson_emit.c, or from json text by PostgreSQL's own JSON
  * parser (common/jsonapi.h) here.  exj_emit() then writes it.
  *
+ * json text without any "$" cannot hold a wrapper; exj_emit_plain_json_text()
+ * writes it straight from the parser's events, without a tree.
+ *
  * Nothing here needs a running backend (see extjson.h); the fuzz target
- * drives exj_parse_json_text() and exj_emit() directly.
+ * drives exj_parse_json_text(), exj_emit() and the fast path directly.
  *
  * Wrapper rules (ext_json.rb, parse_hash), by number of keys:
  *	0			{}
