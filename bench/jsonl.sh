@@ -6,6 +6,7 @@
 #
 # Needs a database (PGDATABASE, default postgres) where exwiw is installed.
 # Prints wall times (best of EXWIW_BENCH_RUNS=3, alternating), the ratios,
+# the backends' CPU time (user+system from /proc/<pid>/stat, best run),
 # and each backend's peak RSS (VmHWM, read from /proc inside the same psql
 # session, so run it on the server's host).  Both exports write a file
 # through psql; the Ruby time is serialization only (rows fetched first),
@@ -44,6 +45,7 @@ SELECT pg_backend_pid() AS pid \\gset
 $sql
 \\o
 \\! grep VmHWM /proc/\$EXWIW_BENCH_PID/status > $out/$name.hwm
+\\! awk '{print \$14 + \$15}' /proc/\$EXWIW_BENCH_PID/stat >> $out/$name.cpu
 SQL
 	t1=$(date +%s.%N)
 	echo "$t1 - $t0" | bc
@@ -59,6 +61,10 @@ for ((i = 0; i < runs; i++)); do
 done
 t_copy=$(best "${tc[@]}")
 t_exwiw=$(best "${te[@]}")
+# backend CPU seconds (user+system), best run: steadier than wall time
+tck=$(getconf CLK_TCK)
+c_copy=$(echo "$(sort -g "$out/copy.cpu" | head -1) / $tck" | bc -l)
+c_exwiw=$(echo "$(sort -g "$out/exwiw.cpu" | head -1) / $tck" | bc -l)
 
 # Ruby: fetch the same rows (typed as the extension types them) and serialize
 t_ruby=$(ruby "$here/jsonl_ruby.rb" "$out/ruby.jsonl" 2>&1 >/dev/null | sed -n 's/^ruby serialize: \(.*\)s$/\1/p')
@@ -69,5 +75,6 @@ printf 'rows: %s  exwiw lines: %s  exwiw vs ruby output: %s\n' "$rows" "$lines_e
 printf 'COPY row_to_json      %6.2fs  (runs: %s)  peak backend %s\n' "$t_copy" "${tc[*]}" "$(cat $out/copy.hwm)"
 printf 'exwiw_dump_jsonl      %6.2fs  (runs: %s)  peak backend %s\n' "$t_exwiw" "${te[*]}" "$(cat $out/exwiw.hwm)"
 printf 'ruby bson (serialize) %6.2fs\n' "$t_ruby"
+printf 'backend CPU: COPY %.2fs, exwiw %.2fs (%.2fx)\n' "$c_copy" "$c_exwiw" "$(echo "$c_exwiw / $c_copy" | bc -l)"
 printf 'exwiw / COPY = %.2fx (goal <= 1.2)   ruby / exwiw = %.1fx (goal >= 5)\n' \
 	"$(echo "$t_exwiw / $t_copy" | bc -l)" "$(echo "$t_ruby / $t_exwiw" | bc -l)"
