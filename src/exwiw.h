@@ -124,4 +124,27 @@ extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
 								  const char *funcname);
 
+/* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */
+struct ExjError;
+typedef struct ExjRowWriter ExjRowWriter;
+
+/* extjson_emit.c */
+extern void exwiw_extjson_raise(const char *funcname, struct ExjError *err,
+								const char *column, const char *where);
+extern bool exwiw_extjson_append_jsonb(StringInfo buf, Datum jsonb,
+									   const char *root_path,
+									   struct ExjError *err);
+extern bool exwiw_extjson_append_json(StringInfo buf, Datum json,
+									  const char *root_path,
+									  struct ExjError *err);
+
+/* extjson_row.c */
+extern ExjRowWriter *exwiw_extjson_row_writer(const char *funcname,
+											  TupleDesc desc,
+											  struct ArrayType *oid_columns,
+											  bool omit_nulls,
+											  MemoryContext cxt);
+extern void exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf,
+									 Datum *values, bool *isnull);
+
 #endif							/* EXWIW_H */

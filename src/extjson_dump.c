@@ -1,0 +1,120 @@
+/*-------------------------------------------------------------------------
+ *
+ * extjson_dump.c
+ *	  exwiw_dump_jsonl(): stream one Relaxed Extended JSON document per row
+ *	  of a query, as JSON Lines in text chunks.
+ *
+ *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
+ *					   omit_nulls boolean DEFAULT false,
+ *					   chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
+ *
+ * A writer (see exwiw.h) plugged into the shared streaming engine, like
+ * exwiw_dump: the engine checks the query, runs the cursor, cuts chunks
+ * between rows and cleans up; this file only formats a row.  JSON Lines
+ * has nothing between or after rows but the newline the engine adds, so
+ * `psql -XAt -c "SELECT exwiw_dump_jsonl(...)"` prints the .jsonl file.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+typedef struct JsonlWriter
+{
+	ExwiwWriter pub;
+	const char *funcname;
+	ArrayType  *oid_columns;	/* NULL, or copied into the SRF's context */
+	bool		omit_nulls;
+	ExjRowWriter *rw;			/* made by begin */
+} JsonlWriter;
+
+/*
+ * jsonl_begin
+ *		Writer callback: prepare the row formatter for the query's columns
+ *		(this also checks that oid_columns names only real columns).
+ */
+static void
+jsonl_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
+{
+	JsonlWriter *jw = (JsonlWriter *) w;
+
+	jw->rw = exwiw_extjson_row_writer(jw->funcname, desc, jw->oid_columns,
+									  jw->omit_nulls, cxt);
+}
+
+/*
+ * jsonl_row
+ *		Writer callback: append the row's document.
+ */
+static void
+jsonl_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
+{
+	JsonlWriter *jw = (JsonlWriter *) w;
+
+	slot_getallattrs(slot);
+	exwiw_extjson_append_row(jw->rw, buf, slot->tts_values, slot->tts_isnull);
+}
+
+/*
+ * jsonl_nothing
+ *		Writer callback for between and finish: JSON Lines needs only the
+ *		newline the stream writes itself.
+ */
+static void
+jsonl_between(ExwiwWriter *w, StringInfo buf, uint64 next_rowno)
+{
+}
+
+static void
+jsonl_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
+{
+}
+
+PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
+
+/*
+ * exwiw_dump_jsonl
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_dump_jsonl(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		const char *fn = "exwiw_dump_jsonl";
+		int			chunk_bytes;
+		MemoryContext old;
+		JsonlWriter *jw;
+		char	   *query;
+
+		exwiw_check_srf_context(fcinfo, fn);
+		exwiw_require_arg(fcinfo, 0, fn, "query");
+		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
+		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		jw = palloc0(sizeof(JsonlWriter));
+		jw->pub.begin = jsonl_begin;
+		jw->pub.row = jsonl_row;
+		jw->pub.between = jsonl_between;
+		jw->pub.finish = jsonl_finish;
+		jw->funcname = fn;
+		jw->oid_columns = PG_ARGISNULL(1) ? NULL :
+			DatumGetArrayTypePCopy(PG_GETARG_DATUM(1));
+		jw->omit_nulls = PG_GETARG_BOOL(2);
+		exwiw_srf_start(fcinfo, funcctx,
+						exwiw_stream_open(fn, query, (ExwiwWriter *) jw,
+										  chunk_bytes, NULL, NULL,
+										  funcctx->multi_call_memory_ctx));
+		MemoryContextSwitchTo(old);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	return exwiw_srf_next(fcinfo, funcctx);
+}

@@ -1,0 +1,745 @@
+/*-------------------------------------------------------------------------
+ *
+ * extjson_row.c
+ *	  Typed rows as Relaxed Extended JSON documents, by the spec's
+ *	  PostgreSQL type table.
+ *
+ *	  exwiw_ext_json(row anyelement, oid_columns text[] DEFAULT NULL,
+ *					 omit_nulls boolean DEFAULT false) RETURNS text
+ *
+ * An ExjRowWriter is prepared once per row type (TupleDesc) and formats
+ * rows from Datum arrays; exwiw_dump_jsonl (extjson_dump.c) uses the same
+ * writer for every row of a query.  Type information is worked out once per
+ * type and kept in the writer's memory context.
+ *
+ *	int2/int4/int8			Integer
+ *	float4/float8			Float (Ruby's Float#to_s)
+ *	numeric					Decimal128 (exact, or an error)
+ *	bool					true/false
+ *	name					ObjectId when 24 hex digits, else String
+ *	oid_columns				ObjectId (an error if not 24 hex digits)
+ *	timestamptz/timestamp	Time (timestamp read as UTC); infinity: error
+ *	date					Time at midnight UTC; infinity: error
+ *	bytea, uuid				Binary 00, Binary 04
+ *	json, jsonb				embedded document, $-wrappers understood
+ *	arrays					Array (nested for several dimensions)
+ *	composite				embedded document
+ *	anything else			String of the type's text output
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "extjson.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+#include "utils/typcache.h"
+#include "utils/uuid.h"
+
+/* Seconds from 1970-01-01 (Unix) to 2000-01-01 (PostgreSQL's epoch). */
+#define UNIX_TO_PG_EPOCH_SECS	INT64CONST(946684800)
+
+typedef enum ExjTypeKind
+{
+	TK_INT2,
+	TK_INT4,
+	TK_INT8,
+	TK_FLOAT4,
+	TK_FLOAT8,
+	TK_NUMERIC,
+	TK_BOOL,
+	TK_TEXT,					/* text, varchar: the bytes as they are */
+	TK_NAME,
+	TK_TIMESTAMP,				/* timestamptz or timestamp */
+	TK_DATE,
+	TK_BYTEA,
+	TK_UUID,
+	TK_JSON,
+	TK_JSONB,
+	TK_ARRAY,
+	TK_COMPOSITE,
+	TK_OTHER					/* the type's output function */
+} ExjTypeKind;
+
+typedef struct ExjTypeInfo ExjTypeInfo;
+
+struct ExjTypeInfo
+{
+	Oid			typid;			/* as declared (may be a domain) */
+	ExjTypeKind kind;
+	FmgrInfo	outfn;			/* TK_OTHER */
+	/* TK_ARRAY */
+	ExjTypeInfo *elem;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	/* TK_COMPOSITE: the last row type seen, and its fields' infos */
+	Oid			rowtype;
+	int32		rowtypmod;
+	TupleDesc	rowdesc;
+	ExjTypeInfo **fields;
+	ExjTypeInfo *next;			/* in the writer's list of known types */
+};
+
+struct ExjRowWriter
+{
+	const char *funcname;
+	MemoryContext cxt;
+	TupleDesc	desc;
+	bool		omit_nulls;
+	ExjTypeInfo **cols;			/* per attribute, NULL for dropped */
+	char	  **keys;			/* per attribute: "\"name\":" */
+	int		   *keylens;
+	bool	   *is_oid;			/* named in oid_columns */
+	ExjTypeInfo *types;			/* all infos, for reuse */
+};
+
+/* Where a value is, for error messages: column, then fields and indexes. */
+typedef struct RowPath
+{
+	const struct RowPath *up;
+	const char *name;			/* NULL for an array index */
+	int			index;
+} RowPath;
+
+static ExjTypeInfo *type_info(ExjRowWriter *rw, Oid typid);
+static void append_value(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
+						 Datum d, bool force_oid, const RowPath *path);
+
+/*
+ * path_string
+ *		"$.col.field[2]" for a RowPath, and the top-level column's name.
+ */
+static char *
+path_string(const RowPath *path, const char **column)
+{
+	const RowPath *segs[256];
+	int			n = 0;
+	StringInfoData s;
+
+	for (; path != NULL && n < lengthof(segs); path = path->up)
+		segs[n++] = path;
+	initStringInfo(&s);
+	exj_putc(&s, '$');
+	*column = n > 0 ? segs[n - 1]->name : NULL;
+	while (n-- > 0)
+	{
+		if (segs[n]->name)
+			appendStringInfo(&s, ".%s", segs[n]->name);
+		else
+			appendStringInfo(&s, "[%d]", segs[n]->index);
+	}
+	return s.data;
+}
+
+/*
+ * raise_at
+ *		ereport an ExjError for the value at path.
+ */
+static void
+raise_at(ExjRowWriter *rw, ExjError *err, const RowPath *path)
+{
+	const char *column;
+	char	   *where = path_string(path, &column);
+
+	/* a json value's own path starts with "$": drop it after ours */
+	if (err->path.data && err->path.data[0] == '$')
+	{
+		char	   *inner = pstrdup(err->path.data + 1);
+
+		resetStringInfo(&err->path);
+		appendStringInfoString(&err->path, inner);
+	}
+	exwiw_extjson_raise(rw->funcname, err, column, where);
+}
+
+/*
+ * raise_infinite
+ *		A ±infinity timestamp or date: BSON has no such date.
+ */
+static void
+raise_infinite(ExjRowWriter *rw, const RowPath *path, bool negative)
+{
+	const char *column;
+	char	   *where = path_string(path, &column);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("%s: column \"%s\" at %s holds %sinfinity, which a BSON date cannot hold",
+					rw->funcname, column, where, negative ? "-" : ""),
+			 errhint("Filter or replace infinite dates in the query, for example with NULLIF or CASE.")));
+}
+
+/*
+ * type_info
+ *		The (cached) formatting information of a type.
+ */
+static ExjTypeInfo *
+type_info(ExjRowWriter *rw, Oid typid)
+{
+	ExjTypeInfo *ti;
+	MemoryContext old;
+	Oid			base;
+	Oid			elemtype;
+
+	for (ti = rw->types; ti != NULL; ti = ti->next)
+		if (ti->typid == typid)
+			return ti;
+
+	old = MemoryContextSwitchTo(rw->cxt);
+	ti = palloc0(sizeof(ExjTypeInfo));
+	ti->typid = typid;
+	ti->next = rw->types;
+	rw->types = ti;
+
+	base = getBaseType(typid);
+	switch (base)
+	{
+		case INT2OID:
+			ti->kind = TK_INT2;
+			break;
+		case INT4OID:
+			ti->kind = TK_INT4;
+			break;
+		case INT8OID:
+			ti->kind = TK_INT8;
+			break;
+		case FLOAT4OID:
+			ti->kind = TK_FLOAT4;
+			break;
+		case FLOAT8OID:
+			ti->kind = TK_FLOAT8;
+			break;
+		case NUMERICOID:
+			ti->kind = TK_NUMERIC;
+			break;
+		case BOOLOID:
+			ti->kind = TK_BOOL;
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			ti->kind = TK_TEXT;
+			break;
+		case NAMEOID:
+			ti->kind = TK_NAME;
+			break;
+		case TIMESTAMPTZOID:
+		case TIMESTAMPOID:
+			ti->kind = TK_TIMESTAMP;
+			break;
+		case DATEOID:
+			ti->kind = TK_DATE;
+			break;
+		case BYTEAOID:
+			ti->kind = TK_BYTEA;
+			break;
+		case UUIDOID:
+			ti->kind = TK_UUID;
+			break;
+		case JSONOID:
+			ti->kind = TK_JSON;
+			break;
+		case JSONBOID:
+			ti->kind = TK_JSONB;
+			break;
+		default:
+			elemtype = get_element_type(base);
+			if (OidIsValid(elemtype))
+			{
+				ti->kind = TK_ARRAY;
+				get_typlenbyvalalign(elemtype, &ti->elmlen, &ti->elmbyval,
+									 &ti->elmalign);
+				ti->elem = type_info(rw, elemtype);
+			}
+			else if (type_is_rowtype(base))
+			{
+				ti->kind = TK_COMPOSITE;
+				ti->rowtype = InvalidOid;
+			}
+			else
+			{
+				Oid			outfn;
+				bool		isvarlena;
+
+				ti->kind = TK_OTHER;
+				getTypeOutputInfo(base, &outfn, &isvarlena);
+				fmgr_info_cxt(outfn, &ti->outfn, rw->cxt);
+			}
+			break;
+	}
+	MemoryContextSwitchTo(old);
+	return ti;
+}
+
+/*
+ * append_string_value
+ *		A String, or an ObjectId when force_oid (then it must be 24 hex).
+ */
+static void
+append_string_value(ExjRowWriter *rw, StringInfo buf, const char *s, int len,
+					bool force_oid, const RowPath *path)
+{
+	if (force_oid)
+	{
+		if (!exj_is_oid_text(s, len))
+		{
+			const char *column;
+			char	   *where = path_string(path, &column);
+
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("%s: column \"%s\" at %s is in oid_columns but \"%.*s\" is not an ObjectId",
+							rw->funcname, column, where, Min(len, 64), s),
+					 errdetail("An ObjectId is written as 24 hexadecimal digits.")));
+		}
+		exj_append_oid(buf, s);
+	}
+	else
+		exj_append_string(buf, s, len);
+}
+
+/*
+ * append_array_dim
+ *		Elements of dimension dim of an array, from *idx on (nested arrays
+ *		for the inner dimensions).
+ */
+static void
+append_array_dim(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
+				 int ndim, int *dims, int dim, Datum *elems, bool *nulls,
+				 int *idx, bool force_oid, const RowPath *path)
+{
+	int			i;
+
+	check_stack_depth();
+	exj_putc(buf, '[');
+	for (i = 0; i < dims[dim]; i++)
+	{
+		RowPath		seg = {path, NULL, i};
+
+		if (i > 0)
+			exj_putc(buf, ',');
+		if (dim + 1 < ndim)
+			append_array_dim(rw, buf, ti, ndim, dims, dim + 1, elems, nulls,
+							 idx, force_oid, &seg);
+		else
+		{
+			if (nulls[*idx])
+				appendBinaryStringInfo(buf, "null", 4);
+			else
+				append_value(rw, buf, ti->elem, elems[*idx], force_oid, &seg);
+			(*idx)++;
+		}
+	}
+	exj_putc(buf, ']');
+}
+
+/*
+ * append_composite
+ *		A composite value as an embedded document.
+ */
+static void
+append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
+				 Datum d, const RowPath *path)
+{
+	HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+	Oid			typid = HeapTupleHeaderGetTypeId(th);
+	int32		typmod = HeapTupleHeaderGetTypMod(th);
+	HeapTupleData tuple;
+	Datum	   *values;
+	bool	   *nulls;
+	int			i;
+	bool		first = true;
+
+	check_stack_depth();
+	if (ti->rowdesc == NULL || ti->rowtype != typid || ti->rowtypmod != typmod)
+	{
+		TupleDesc	desc = lookup_rowtype_tupdesc(typid, typmod);
+		MemoryContext old = MemoryContextSwitchTo(rw->cxt);
+
+		ti->rowdesc = CreateTupleDescCopy(desc);
+		ReleaseTupleDesc(desc);
+		ti->rowtype = typid;
+		ti->rowtypmod = typmod;
+		ti->fields = palloc0(ti->rowdesc->natts * sizeof(ExjTypeInfo *));
+		MemoryContextSwitchTo(old);
+		for (i = 0; i < ti->rowdesc->natts; i++)
+			if (!TupleDescAttr(ti->rowdesc, i)->attisdropped)
+				ti->fields[i] = type_info(rw, TupleDescAttr(ti->rowdesc, i)->atttypid);
+	}
+
+	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = th;
+	values = palloc(ti->rowdesc->natts * sizeof(Datum));
+	nulls = palloc(ti->rowdesc->natts * sizeof(bool));
+	heap_deform_tuple(&tuple, ti->rowdesc, values, nulls);
+
+	exj_putc(buf, '{');
+	for (i = 0; i < ti->rowdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(ti->rowdesc, i);
+		RowPath		seg = {path, NameStr(att->attname), 0};
+
+		if (att->attisdropped || (nulls[i] && rw->omit_nulls))
+			continue;
+		if (!first)
+			exj_putc(buf, ',');
+		first = false;
+		exj_append_string(buf, NameStr(att->attname), strlen(NameStr(att->attname)));
+		exj_putc(buf, ':');
+		if (nulls[i])
+			appendBinaryStringInfo(buf, "null", 4);
+		else
+			append_value(rw, buf, ti->fields[i], values[i], false, &seg);
+	}
+	exj_putc(buf, '}');
+}
+
+/*
+ * append_value
+ *		One non-NULL value of type ti.  force_oid: the column is in
+ *		oid_columns (applies to its string values and array elements).
+ */
+static void
+append_value(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti, Datum d,
+			 bool force_oid, const RowPath *path)
+{
+	char		tmp[32];
+	int			len;
+
+	switch (ti->kind)
+	{
+		case TK_INT2:
+			len = pg_ltoa(DatumGetInt16(d), tmp);
+			appendBinaryStringInfo(buf, tmp, len);
+			break;
+		case TK_INT4:
+			len = pg_ltoa(DatumGetInt32(d), tmp);
+			appendBinaryStringInfo(buf, tmp, len);
+			break;
+		case TK_INT8:
+			len = pg_lltoa(DatumGetInt64(d), tmp);
+			appendBinaryStringInfo(buf, tmp, len);
+			break;
+		case TK_FLOAT4:
+			exj_append_double(buf, (double) DatumGetFloat4(d));
+			break;
+		case TK_FLOAT8:
+			exj_append_double(buf, DatumGetFloat8(d));
+			break;
+		case TK_NUMERIC:
+			{
+				char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
+				ExjError	err;
+
+				memset(&err, 0, sizeof(err));
+				if (!exj_append_decimal128(buf, s, strlen(s), &err))
+					raise_at(rw, &err, path);
+				break;
+			}
+		case TK_BOOL:
+			if (DatumGetBool(d))
+				appendBinaryStringInfo(buf, "true", 4);
+			else
+				appendBinaryStringInfo(buf, "false", 5);
+			break;
+		case TK_TEXT:
+			{
+				text	   *t = DatumGetTextPP(d);
+
+				append_string_value(rw, buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+									force_oid, path);
+				break;
+			}
+		case TK_NAME:
+			{
+				const char *s = NameStr(*DatumGetName(d));
+				int			n = strlen(s);
+
+				if (!force_oid && exj_is_oid_text(s, n))
+					exj_append_oid(buf, s);
+				else
+					append_string_value(rw, buf, s, n, force_oid, path);
+				break;
+			}
+		case TK_TIMESTAMP:
+			{
+				Timestamp	ts = DatumGetTimestamp(d);
+				int64		secs;
+
+				if (TIMESTAMP_NOT_FINITE(ts))
+					raise_infinite(rw, path, TIMESTAMP_IS_NOBEGIN(ts));
+				secs = ts / USECS_PER_SEC;
+				if (ts % USECS_PER_SEC < 0)
+					secs--;
+				exj_append_date(buf, secs + UNIX_TO_PG_EPOCH_SECS,
+								(int32) (ts - secs * USECS_PER_SEC));
+				break;
+			}
+		case TK_DATE:
+			{
+				DateADT		date = DatumGetDateADT(d);
+
+				if (DATE_NOT_FINITE(date))
+					raise_infinite(rw, path, DATE_IS_NOBEGIN(date));
+				exj_append_date(buf, (int64) date * SECS_PER_DAY + UNIX_TO_PG_EPOCH_SECS, 0);
+				break;
+			}
+		case TK_BYTEA:
+			{
+				bytea	   *b = DatumGetByteaPP(d);
+
+				exj_append_binary(buf, (unsigned char *) VARDATA_ANY(b),
+								  VARSIZE_ANY_EXHDR(b), 0x00);
+				break;
+			}
+		case TK_UUID:
+			exj_append_binary(buf, DatumGetUUIDP(d)->data, UUID_LEN, 0x04);
+			break;
+		case TK_JSON:
+		case TK_JSONB:
+			{
+				ExjError	err;
+				bool		ok;
+
+				memset(&err, 0, sizeof(err));
+				if (ti->kind == TK_JSON)
+					ok = exwiw_extjson_append_json(buf, d, "$", &err);
+				else
+					ok = exwiw_extjson_append_jsonb(buf, d, "$", &err);
+				if (!ok)
+					raise_at(rw, &err, path);
+				break;
+			}
+		case TK_ARRAY:
+			{
+				ArrayType  *arr = DatumGetArrayTypeP(d);
+				Datum	   *elems;
+				bool	   *nulls;
+				int			nelems;
+				int			idx = 0;
+
+				if (ARR_NDIM(arr) == 0)
+				{
+					appendBinaryStringInfo(buf, "[]", 2);
+					break;
+				}
+				deconstruct_array(arr, ARR_ELEMTYPE(arr), ti->elmlen,
+								  ti->elmbyval, ti->elmalign,
+								  &elems, &nulls, &nelems);
+				append_array_dim(rw, buf, ti, ARR_NDIM(arr), ARR_DIMS(arr), 0,
+								 elems, nulls, &idx, force_oid, path);
+				break;
+			}
+		case TK_COMPOSITE:
+			append_composite(rw, buf, ti, d, path);
+			break;
+		case TK_OTHER:
+			{
+				char	   *s = OutputFunctionCall(&ti->outfn, d);
+
+				append_string_value(rw, buf, s, strlen(s), force_oid, path);
+				break;
+			}
+	}
+}
+
+/*
+ * exwiw_extjson_row_writer
+ *		Prepare to format rows of desc.  oid_columns (may be NULL) names
+ *		columns whose values are ObjectIds; every name must be a column.
+ *		Everything is allocated in cxt.
+ */
+ExjRowWriter *
+exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
+						 ArrayType *oid_columns, bool omit_nulls,
+						 MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	ExjRowWriter *rw = palloc0(sizeof(ExjRowWriter));
+	int			i;
+
+	rw->funcname = funcname;
+	rw->cxt = cxt;
+	rw->desc = desc;
+	rw->omit_nulls = omit_nulls;
+	rw->cols = palloc0(desc->natts * sizeof(ExjTypeInfo *));
+	rw->keys = palloc0(desc->natts * sizeof(char *));
+	rw->keylens = palloc0(desc->natts * sizeof(int));
+	rw->is_oid = palloc0(desc->natts * sizeof(bool));
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		StringInfoData key;
+
+		if (att->attisdropped)
+			continue;
+		rw->cols[i] = type_info(rw, att->atttypid);
+		initStringInfo(&key);
+		exj_append_string(&key, NameStr(att->attname), strlen(NameStr(att->attname)));
+		exj_putc(&key, ':');
+		rw->keys[i] = key.data;
+		rw->keylens[i] = key.len;
+	}
+
+	if (oid_columns != NULL)
+	{
+		Datum	   *names;
+		bool	   *nulls;
+		int			n;
+		int			j;
+
+		deconstruct_array(oid_columns, TEXTOID, -1, false, TYPALIGN_INT,
+						  &names, &nulls, &n);
+		for (j = 0; j < n; j++)
+		{
+			char	   *name;
+			bool		found = false;
+
+			if (nulls[j])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("%s: oid_columns must not contain NULL", funcname)));
+			name = TextDatumGetCString(names[j]);
+			for (i = 0; i < desc->natts; i++)
+			{
+				if (!TupleDescAttr(desc, i)->attisdropped &&
+					strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+				{
+					rw->is_oid[i] = true;
+					found = true;
+				}
+			}
+			if (!found)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_COLUMN),
+						 errmsg("%s: oid_columns names \"%s\", which is not a column of the row",
+								funcname, name)));
+			for (i = 0; i < desc->natts; i++)
+			{
+				ExjTypeInfo *ti = rw->cols[i];
+
+				if (!rw->is_oid[i])
+					continue;
+				while (ti->kind == TK_ARRAY)
+					ti = ti->elem;
+				if (ti->kind != TK_TEXT && ti->kind != TK_NAME && ti->kind != TK_OTHER)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATATYPE_MISMATCH),
+							 errmsg("%s: oid_columns names column \"%s\" of type %s, which cannot hold an ObjectId",
+									funcname, name,
+									format_type_be(TupleDescAttr(desc, i)->atttypid)),
+							 errhint("An ObjectId comes from a text, varchar or name column holding 24 hexadecimal digits.")));
+			}
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return rw;
+}
+
+/*
+ * exwiw_extjson_append_row
+ *		Append one row (values/isnull of the writer's TupleDesc) as a
+ *		document, columns in order.
+ */
+void
+exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
+						 bool *isnull)
+{
+	int			i;
+	bool		first = true;
+
+	exj_putc(buf, '{');
+	for (i = 0; i < rw->desc->natts; i++)
+	{
+		RowPath		seg;
+
+		if (rw->cols[i] == NULL || (isnull[i] && rw->omit_nulls))
+			continue;
+		if (!first)
+			exj_putc(buf, ',');
+		first = false;
+		appendBinaryStringInfo(buf, rw->keys[i], rw->keylens[i]);
+		if (isnull[i])
+		{
+			appendBinaryStringInfo(buf, "null", 4);
+			continue;
+		}
+		seg.up = NULL;
+		seg.name = NameStr(TupleDescAttr(rw->desc, i)->attname);
+		seg.index = 0;
+		append_value(rw, buf, rw->cols[i], values[i], rw->is_oid[i], &seg);
+	}
+	exj_putc(buf, '}');
+}
+
+PG_FUNCTION_INFO_V1(exwiw_ext_json_row);
+
+/*
+ * exwiw_ext_json_row
+ *		SQL entry point: exwiw_ext_json(anyelement, text[], boolean).  Types
+ *		without a BSON counterpart are written with their output function
+ *		under the same pinned settings as exwiw_dump_jsonl (settings.c).
+ */
+Datum
+exwiw_ext_json_row(PG_FUNCTION_ARGS)
+{
+	const char *fn = "exwiw_ext_json";
+	HeapTupleHeader th;
+	Oid			typid;
+	int32		typmod;
+	TupleDesc	desc;
+	HeapTupleData tuple;
+	Datum	   *values;
+	bool	   *nulls;
+	ExjRowWriter *rw;
+	StringInfoData buf;
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	MemoryContext cxt;
+	int			nestlevel;
+
+	if (!OidIsValid(argtype) || !type_is_rowtype(argtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s: argument must be a row, not type %s", fn,
+						OidIsValid(argtype) ? format_type_be(argtype) : "unknown"),
+				 errhint("Pass a table row (exwiw_ext_json(t) FROM t t), a ROW(...) value, or a json or jsonb value.")));
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+
+	th = PG_GETARG_HEAPTUPLEHEADER(0);
+	typid = HeapTupleHeaderGetTypeId(th);
+	typmod = HeapTupleHeaderGetTypMod(th);
+
+	/* a fresh writer per call: oid_columns may differ between calls */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw_ext_json row",
+								ALLOCSET_SMALL_SIZES);
+	desc = lookup_rowtype_tupdesc_copy(typid, typmod);
+	rw = exwiw_extjson_row_writer(fn, desc,
+								  PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1),
+								  !PG_ARGISNULL(2) && PG_GETARG_BOOL(2), cxt);
+
+	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = th;
+	values = palloc(desc->natts * sizeof(Datum));
+	nulls = palloc(desc->natts * sizeof(bool));
+	heap_deform_tuple(&tuple, desc, values, nulls);
+
+	initStringInfo(&buf);
+	nestlevel = exwiw_pin_output_settings();
+	exwiw_extjson_append_row(rw, &buf, values, nulls);
+	exwiw_restore_settings(nestlevel);
+	MemoryContextDelete(cxt);
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+}
