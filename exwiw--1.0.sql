@@ -93,9 +93,9 @@ BEGIN
 		  ON a.attrelid = con.conrelid AND a.attnum = k.attnum
 		WHERE con.conrelid = rel.oid AND con.contype = 'p';
 		IF pk IS NULL THEN
-			notes := notes || 'no primary key: the table can only be exported through its belongs_tos or in full; it cannot be a target or a parent'::text;
+			notes := notes || 'no primary key: the table can only be exported through its belongs_tos or in full, and cannot be a target or a parent'::text;
 		ELSIF cardinality(pk) > 1 THEN
-			notes := notes || format('composite primary key (%s) is not supported: the table can only be exported through its belongs_tos or in full; it cannot be a target or a parent',
+			notes := notes || format('composite primary key (%s) is not supported: the table can only be exported through its belongs_tos or in full, and cannot be a target or a parent',
 									 array_to_string(pk, ', '));
 		END IF;
 
@@ -597,6 +597,15 @@ BEGIN
 				  DETAIL = 'The target rows are selected by primary key.';
 	END IF;
 
+	-- the ids must be values of the target's primary key
+	BEGIN
+		EXECUTE format('SELECT %L::%s[]', ids::text, tab -> target_table ->> 'pk_type');
+	EXCEPTION WHEN data_exception THEN
+		RAISE EXCEPTION 'exwiw: ids are not values of the primary key "%" of "%" (%)',
+			tab -> target_table ->> 'pk', target_table, tab -> target_table ->> 'pk_type'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = SQLERRM;
+	END;
+
 	-- tables and belongs_to edges (child -> parent), ignored tables left out
 	SELECT array_agg(x ORDER BY x COLLATE "C") INTO names
 	FROM jsonb_object_keys(tab) AS x
@@ -713,7 +722,9 @@ BEGIN
 		ELSIF nm <> ALL (comp) THEN
 			seed[k] := 'true';
 		END IF;
-		IF seed[k] IS NOT NULL AND jsonb_typeof(t -> 'filter') = 'string' THEN
+		IF seed[k] = 'true' AND jsonb_typeof(t -> 'filter') = 'string' THEN
+			seed[k] := format('(%s)', t ->> 'filter');
+		ELSIF seed[k] IS NOT NULL AND jsonb_typeof(t -> 'filter') = 'string' THEN
 			seed[k] := format('%s AND (%s)', seed[k], t ->> 'filter');
 		END IF;
 		IF seed[k] IS NOT NULL THEN
