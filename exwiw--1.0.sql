@@ -550,6 +550,8 @@ DECLARE
 	seed_deps text[];
 	may boolean[];
 	pred text[];
+	xname text[];
+	xdeps text[];
 	pred_deps jsonb := '{}';
 	defs jsonb := '{}';
 	deps jsonb := '{}';
@@ -747,30 +749,60 @@ BEGIN
 		END IF;
 	END LOOP;
 
-	-- row predicates (seed plus closure) and the CTE exwiw_f_<k> of a
-	-- table's rows (primary key and foreign keys), children first
+	-- Row predicates (seed plus closure), children first, with two CTEs
+	-- per table holding the primary key and foreign keys of rows:
+	-- exwiw_f_<k>, all its rows, and exwiw_x_<k>, the rows added by closure
+	-- (a superset of them).  A child's seed rows reference, through its
+	-- path edge, only seed rows of the parent, which the parent has anyway;
+	-- so through its path edge a child passes on only its added rows.
 	pred := array_fill(NULL::text, ARRAY[n]);
+	xname := array_fill(NULL::text, ARRAY[n]);
 	FOR k IN REVERSE n .. 1 LOOP
 		nm := placed[k];
 		t := tab -> nm;
 		pk := t ->> 'pk';
 		rel := t ->> 'rel';
 		pdeps := ARRAY(SELECT jsonb_array_elements_text(pred_deps -> nm));
+
+		-- the columns a parent or the recursion reads from this table's rows
+		SELECT coalesce(array_agg(DISTINCT e.f), '{}') INTO selfcols
+		FROM unnest(ec, ef, ep) AS e(c, f, p) WHERE e.c = nm AND e.p = nm;
+		SELECT coalesce(array_agg(x ORDER BY x), '{}') INTO fcols
+		FROM (SELECT DISTINCT e.f AS x FROM unnest(ec, ef, eb) AS e(c, f, b)
+			  WHERE e.c = nm AND NOT e.b
+			  UNION SELECT pk WHERE pk IS NOT NULL) AS s;
+
 		IF pk IS NULL THEN
 			pred[k] := coalesce(seed[k], 'false');
 		ELSE
 			parts := '{}';
-			IF seed[k] IS NOT NULL THEN
-				parts := parts || format('SELECT %I FROM %s WHERE %s', pk, rel, seed[k]);
-			END IF;
+			xdeps := '{}';
 			FOR rec IN SELECT e.c, e.f FROM unnest(ec, ef, ep, eb) WITH ORDINALITY AS e(c, f, p, b, o)
 					   WHERE e.p = nm AND e.c <> e.p AND NOT e.b
 						 AND may[array_position(placed, e.c)]
 					   ORDER BY e.o LOOP
 				kc := array_position(placed, rec.c);
-				parts := parts || format('SELECT exwiw_f_%s.%I FROM exwiw_f_%s', kc, rec.f, kc);
-				pdeps := pdeps || ('exwiw_f_' || kc);
+				IF path_parent ->> rec.c = nm AND path_fk ->> rec.c = rec.f THEN
+					CONTINUE WHEN xname[kc] IS NULL;
+					parts := parts || format('SELECT %1$s.%2$I FROM %1$s', xname[kc], rec.f);
+					xdeps := xdeps || xname[kc];
+				ELSE
+					parts := parts || format('SELECT exwiw_f_%1$s.%2$I FROM exwiw_f_%1$s', kc, rec.f);
+					xdeps := xdeps || ('exwiw_f_' || kc);
+				END IF;
 			END LOOP;
+			pdeps := pdeps || xdeps;
+			IF cardinality(parts) > 0 THEN
+				defs := defs || jsonb_build_object('exwiw_x_' || k,
+					format('SELECT %s FROM %s WHERE %I IN (%s)',
+						   (SELECT string_agg(quote_ident(x), ', ') FROM unnest(fcols) x),
+						   rel, pk, array_to_string(parts, ' UNION ALL ')));
+				deps := deps || jsonb_build_object('exwiw_x_' || k, to_jsonb(xdeps));
+				xname[k] := 'exwiw_x_' || k;
+			END IF;
+			IF seed[k] IS NOT NULL THEN
+				parts := format('SELECT %I FROM %s WHERE %s', pk, rel, seed[k]) || parts;
+			END IF;
 			IF cardinality(parts) = 0 THEN
 				pred[k] := 'false';
 			ELSIF cardinality(parts) = 1 AND seed[k] IS NOT NULL THEN
@@ -781,13 +813,6 @@ BEGIN
 		END IF;
 		pred_deps := pred_deps || jsonb_build_object(nm, to_jsonb(pdeps));
 
-		-- the columns a parent or the recursion reads from this table's rows
-		SELECT coalesce(array_agg(DISTINCT e.f), '{}') INTO selfcols
-		FROM unnest(ec, ef, ep) AS e(c, f, p) WHERE e.c = nm AND e.p = nm;
-		SELECT coalesce(array_agg(x ORDER BY x), '{}') INTO fcols
-		FROM (SELECT DISTINCT e.f AS x FROM unnest(ec, ef, eb) AS e(c, f, b)
-			  WHERE e.c = nm AND NOT e.b
-			  UNION SELECT pk WHERE pk IS NOT NULL) AS s;
 		IF cardinality(selfcols) > 0 THEN
 			defs := defs || jsonb_build_object('exwiw_f_' || k,
 				format('SELECT %s FROM %s WHERE %s UNION SELECT %s FROM %s exwiw_t JOIN exwiw_f_%s exwiw_a ON exwiw_t.%I IN (%s)',
@@ -797,6 +822,10 @@ BEGIN
 					   rel, k, pk,
 					   (SELECT string_agg('exwiw_a.' || quote_ident(x), ', ') FROM unnest(selfcols) x)));
 			recursive_cte := recursive_cte || jsonb_build_object('exwiw_f_' || k, true);
+			-- ancestors are added rows too
+			IF may[k] THEN
+				xname[k] := 'exwiw_f_' || k;
+			END IF;
 		ELSE
 			defs := defs || jsonb_build_object('exwiw_f_' || k,
 				format('SELECT %s FROM %s WHERE %s',
@@ -835,7 +864,7 @@ BEGIN
 		SELECT coalesce(array_agg(format('%s AS (%s)', x, defs ->> x)
 								  ORDER BY CASE WHEN x LIKE 'exwiw_s_%' THEN 0 ELSE 1 END,
 										   CASE WHEN x LIKE 'exwiw_s_%' THEN 1 ELSE -1 END
-										   * substr(x, 9)::int), '{}'),
+										   * substr(x, 9)::int, x), '{}'),
 			   bool_or(recursive_cte ? x)
 		INTO ctes, is_recursive
 		FROM unnest(need) AS x;
