@@ -124,4 +124,11 @@ extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
 								  const char *funcname);
 
+/*
+ * subset export: subset_export.c holds exwiw_export(), which streams one
+ * table after another through the engine above (one stream per row of the
+ * SQL planner exwiw_internal_plan(), in exwiw--1.0.sql).  It shares no
+ * declarations.
+ */
+
 #endif							/* EXWIW_H */

@@ -90,15 +90,13 @@ subset_export_shutdown(Datum arg)
 
 /*
  * text_or_null
- *		Copy SPI result column colno of tuple as a C string in the current
- *		memory context, or NULL.
+ *		SPI result column colno of tuple as a C string allocated in the
+ *		current memory context, or NULL.
  */
 static char *
 text_or_null(HeapTuple tuple, TupleDesc desc, int colno)
 {
-	char	   *s = SPI_getvalue(tuple, desc, colno);
-
-	return s ? pstrdup(s) : NULL;
+	return SPI_getvalue(tuple, desc, colno);
 }
 
 /*
@@ -130,12 +128,20 @@ load_plan(SubsetExport *ex, Oid fn_oid, Datum target, Datum ids,
 	if (config_null)
 		nulls[2] = 'n';
 
+	/*
+	 * The planner is a volatile PL/pgSQL function (it warns, and reads the
+	 * sequences), so it runs with read_only = false.  That gives the
+	 * planner's own statements fresh snapshots while it runs, and leaves
+	 * the caller's active snapshot, on which every table is read later,
+	 * untouched.
+	 */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ret = SPI_execute_with_args(sql.data, 3, argtypes, values, nulls, false, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "exwiw_internal_plan failed: %s", SPI_result_code_string(ret));
 
+	/* copy the rows out into cxt, which outlives SPI_finish() */
 	old = MemoryContextSwitchTo(cxt);
 	ex->ntables = (int) SPI_processed;
 	ex->tables = palloc0(sizeof(SubsetTable) * Max(ex->ntables, 1));

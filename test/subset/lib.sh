@@ -2,7 +2,8 @@
 # test/subset/lib.sh: shell helpers of the subset export scripts (sourced).
 #
 # subset_write_files DIR PSQL-ARGS... -c "SELECT file_name, chunk FROM exwiw_export(...)"
-#     Run one export with psql and write every file into DIR, byte-exact:
+#     Run one export with psql and write every file into DIR (empty or
+#     new), byte-exact:
 #     a file is its chunks joined by "\n", plus a final "\n".  psql -XAt with
 #     NUL separators gives name\0chunk\0name\0chunk\0...; a chunk is text, so
 #     it holds no NUL.  The export is one statement, hence one snapshot.
@@ -12,20 +13,13 @@
 subset_write_files() {
 	local dir=$1
 	shift
-	local prev="" name chunk
+	local name chunk
 	mkdir -p "$dir"
+	# joined by "\n" plus a final "\n": every chunk followed by "\n"
 	while IFS= read -r -d '' name && IFS= read -r -d '' chunk; do
-		if [ "$name" != "$prev" ]; then
-			[ -n "$prev" ] && printf '\n' >>"$dir/$prev"
-			: >"$dir/$name"
-			prev=$name
-		else
-			printf '\n' >>"$dir/$name"
-		fi
-		printf '%s' "$chunk" >>"$dir/$name"
+		printf '%s\n' "$chunk" >>"$dir/$name"
 	done < <(psql -X -A -t -q -0 --field-separator-zero -v ON_ERROR_STOP=1 "$@")
-	[ -n "$prev" ] && printf '\n' >>"$dir/$prev"
-	return 0
+	wait $! # psql's status
 }
 
 subset_load_files() {
