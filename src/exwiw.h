@@ -147,4 +147,11 @@ extern ExjRowWriter *exwiw_extjson_row_writer(const char *funcname,
 extern void exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf,
 									 Datum *values, bool *isnull);
 
+/*
+ * subset export: subset_export.c holds exwiw_export(), which streams one
+ * table after another through the engine above (one stream per row of the
+ * SQL planner exwiw_internal_plan(), in exwiw--1.0.sql).  It shares no
+ * declarations.
+ */
+
 #endif							/* EXWIW_H */

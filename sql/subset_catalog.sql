@@ -1,0 +1,52 @@
+--
+-- exwiw_config_from_catalog: a config for every table of a schema
+--
+\set SHOW_CONTEXT never
+\i test/subset/fixture.sql
+
+-- one line per table: name, primary key, belongs_tos, columns, comment
+SELECT t ->> 'name' AS name, t -> 'primary_key' AS pk,
+	   (SELECT string_agg(b ->> 'foreign_key' || ' -> ' || (b ->> 'table_name'), ', ')
+		FROM jsonb_array_elements(t -> 'belongs_tos') b) AS belongs_tos,
+	   (SELECT string_agg(c ->> 'name', ', ') FROM jsonb_array_elements(t -> 'columns') c) AS columns,
+	   t ->> 'comment' AS comment
+FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') AS t;
+
+-- the whole document for one table, as users edit it
+SELECT jsonb_pretty(t)
+FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') AS t
+WHERE t ->> 'name' = 'orders';
+
+-- the config it returns is valid as is, and is what a NULL config means
+SET client_min_messages = warning;
+SELECT count(*) AS tables FROM exwiw_plan('shops', '{1}', exwiw_config_from_catalog());
+SELECT (SELECT array_agg(query ORDER BY seq) FROM exwiw_plan('shops', '{1}', exwiw_config_from_catalog()))
+	 = (SELECT array_agg(query ORDER BY seq) FROM exwiw_plan('shops', '{1}')) AS same_plan;
+
+-- Another schema: names are qualified; a table without a primary key, a
+-- foreign key on two columns, one to another schema, one to a unique key
+-- that is not the primary key, a generated column and an identity column
+-- are marked with a reason.
+CREATE SCHEMA "Other";
+CREATE TABLE "Other".pairs (a int, b int, note text, PRIMARY KEY (a, b));
+CREATE TABLE "Other".codes (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	code text UNIQUE,
+	code_len int GENERATED ALWAYS AS (length(code)) STORED);
+CREATE TABLE "Other".logs (
+	a int, b int, code text REFERENCES "Other".codes (code),
+	shop_id bigint REFERENCES shop.shops,
+	FOREIGN KEY (a, b) REFERENCES "Other".pairs);
+SELECT t ->> 'name' AS name, t -> 'primary_key' AS pk,
+	   t -> 'belongs_tos' AS belongs_tos,
+	   (SELECT string_agg(c ->> 'name', ', ') FROM jsonb_array_elements(t -> 'columns') c) AS columns
+FROM jsonb_array_elements(exwiw_config_from_catalog('Other') -> 'tables') AS t;
+SELECT t ->> 'name' AS name, regexp_split_to_table(t ->> 'comment', '; ') AS comment
+FROM jsonb_array_elements(exwiw_config_from_catalog('Other') -> 'tables') AS t;
+-- valid too; the queries use the qualified names
+SELECT * FROM exwiw_plan('Other.codes', '{1}', exwiw_config_from_catalog('Other'));
+
+RESET client_min_messages;
+
+-- errors
+SELECT exwiw_config_from_catalog('no_such_schema');
+SELECT exwiw_config_from_catalog(NULL);
