@@ -2,20 +2,20 @@
 # bench/jsonl.sh: exwiw_dump_jsonl against PostgreSQL's own JSON and the Ruby
 # reference, on ROWS rows x 8 mixed columns (default 1,000,000).
 #
-#   PGHOST=... PGPORT=... bench/jsonl.sh [ROWS]
+#   bench/jsonl.sh [ROWS]
 #
-# Needs a database (PGDATABASE, default postgres) where exwiw is installed.
+# Starts its own throwaway cluster (bench/common.sh), like the other benches.
 # Prints wall times (best of EXWIW_BENCH_RUNS=3, alternating), the ratios,
 # the backends' CPU time (user+system from /proc/<pid>/stat, best run),
 # and each backend's peak RSS (VmHWM, read from /proc inside the same psql
 # session, so run it on the server's host).  Both exports write a file
 # through psql; the Ruby time is serialization only (rows fetched first),
 # and its output is compared byte for byte with exwiw's.
-set -euo pipefail
+source "$(dirname "$0")/common.sh"
 rows=${1:-1000000}
 here=$(cd "$(dirname "$0")" && pwd)
+bench_cluster
 out=$(mktemp -d /tmp/exwiw-bench-jsonl.XXXXXX)
-trap 'rm -rf "$out"' EXIT
 export PGDATABASE=${PGDATABASE:-postgres}
 
 psql -X -q -v ON_ERROR_STOP=1 <<SQL

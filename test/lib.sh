@@ -17,7 +17,7 @@ PG_BASE=/usr/lib/postgresql/$PG_MAJOR
 PG_SHARE=/usr/share/postgresql/$PG_MAJOR
 
 EXWIW_PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
-  build-essential ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev"
+  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev"
 
 exwiw_log() { printf '==> %s\n' "$*" >&2; }
 
