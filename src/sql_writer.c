@@ -82,22 +82,32 @@ void
 exwiw_append_insert_value(StringInfo buf, const char *s, int len)
 {
 	const char *end = s + len;
+	const char *q = memchr(s, '\'', len);
+	char	   *d;
+
+	if (q == NULL)
+	{
+		/* the common case: no quote inside, one reservation, one copy */
+		enlargeStringInfo(buf, len + 2);
+		d = buf->data + buf->len;
+		d[0] = '\'';
+		memcpy(d + 1, s, len);
+		d[len + 1] = '\'';
+		buf->len += len + 2;
+		buf->data[buf->len] = '\0';
+		return;
+	}
 
 	appendStringInfoCharMacro(buf, '\'');
-	while (s < end)
+	while (q != NULL)
 	{
-		const char *q = memchr(s, '\'', end - s);
-
-		if (q == NULL)
-		{
-			appendBinaryStringInfo(buf, s, end - s);
-			break;
-		}
 		/* copy through the quote, then write it once more */
 		appendBinaryStringInfo(buf, s, q - s + 1);
 		appendStringInfoCharMacro(buf, '\'');
 		s = q + 1;
+		q = memchr(s, '\'', end - s);
 	}
+	appendBinaryStringInfo(buf, s, end - s);
 	appendStringInfoCharMacro(buf, '\'');
 }
 
