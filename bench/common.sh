@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/common.sh: shared helpers for the benchmark scripts (sourced).
 #
-# bench_cluster            build, install into a private PostgreSQL copy and
+# bench_cluster [OPT...]   build, install into a private PostgreSQL copy and
 #                          start a throwaway cluster tuned like a small server;
-#                          output files go to $BENCH_OUT
+#                          output files go to $BENCH_OUT; OPTs are extra
+#                          postgresql.conf lines
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
@@ -14,7 +15,7 @@ bench_cluster() {
 	BENCH_WORK=$(mktemp -d /tmp/exwiw-bench.XXXXXX)
 	exwiw_tmp_install "$BENCH_WORK/inst"
 	exwiw_cluster_start "$BENCH_WORK" "${EXWIW_BENCH_PORT:-$(($(exwiw_port) + 1))}" \
-		"work_mem = '64MB'" "maintenance_work_mem = '512MB'" "jit = off"
+		"work_mem = '64MB'" "maintenance_work_mem = '512MB'" "jit = off" "$@"
 	psql -X -q -c "CREATE EXTENSION IF NOT EXISTS exwiw"
 	BENCH_OUT=$BENCH_WORK/out
 	mkdir -p "$BENCH_OUT"
