@@ -10,12 +10,13 @@
 #
 # A backend's RSS also counts every shared buffer it touches, up to all of
 # shared_buffers, whatever it exports (COPY included).  The cluster runs
-# with shared_buffers = 32MB so that peak RSS shows the backend's own
+# with shared_buffers = 32MB (and the default work_mem) so that peak RSS
+# shows the backend's own
 # memory; "private" (RssAnon) is reported too and does not depend on it.
 source "$(dirname "$0")/common.sh"
 small=${1:-1000000}
 large=${2:-10000000}
-bench_cluster "shared_buffers = 32MB"
+bench_cluster "shared_buffers = 32MB" "work_mem = '4MB'"
 out=$BENCH_OUT
 
 exwiw_log "filling bench_mixed with $large rows"
