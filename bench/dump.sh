@@ -65,3 +65,11 @@ echo "pg_dump --inserts / exwiw    = $(ratio "${times[pg_dump]}" "${times[exwiw]
 echo "Ruby client path / exwiw     = $(ratio "${times[ruby]}" "${times[exwiw]}")x"
 echo "exwiw output == Ruby client output, byte for byte: $same"
 echo "file sizes: $(cd "$out" && ls -l --block-size=M copy.txt exwiw.sql exwiw_copy.sql pg_dump.sql ruby.sql | awk '{print $NF "=" $5}' | tr '\n' ' ')"
+
+# The server's share alone: no client, no network.  COPY writes to
+# /dev/null on the server; exwiw_dump runs in a cursor that MOVE drains.
+server_ms() { psql -X -At -c '\timing on' "$@" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n 1; }
+best_ms() { local i v b=""; for i in 1 2 3; do v=$(server_ms "$@"); if [ -z "$b" ] || awk -v v="$v" -v b="$b" 'BEGIN{exit !(v<b)}'; then b=$v; fi; done; echo "$b"; }
+s_copy=$(best_ms -c "COPY ($q) TO '/dev/null'")
+s_exwiw=$(best_ms -c "BEGIN" -c "DECLARE c NO SCROLL CURSOR FOR SELECT exwiw_dump('$q', 'bench_mixed')" -c "MOVE FORWARD ALL IN c")
+echo "server side only (best of 3): COPY TO '/dev/null' ${s_copy} ms, exwiw_dump drained by MOVE ${s_exwiw} ms ($(ratio "$s_exwiw" "$s_copy")x)"
