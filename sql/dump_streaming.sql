@@ -50,6 +50,17 @@ WHERE n < total;
 SELECT n, (SELECT string_agg(c, E'\n') FROM exwiw_dump(format('SELECT %s AS id', n), 't') c) AS dump
 FROM generate_series(1, 3) n;
 
+-- The pg_cron recipe of the README: INSERT ... SELECT consumes the stream in
+-- order, so a serial column numbers the chunks in output order.
+CREATE TEMP TABLE nightly_export (n bigserial PRIMARY KEY, chunk text NOT NULL);
+INSERT INTO nightly_export (chunk)
+SELECT exwiw_dump('SELECT g AS id FROM generate_series(1, 100000) g', 't', rows_per_statement => 10000, chunk_bytes => 1000);
+SELECT count(*) > 100 AS many_chunks,
+       (SELECT string_agg(chunk, E'\n' ORDER BY n) FROM nightly_export)
+       = (SELECT string_agg(c, E'\n') FROM exwiw_dump('SELECT g AS id FROM generate_series(1, 100000) g', 't',
+                                                      rows_per_statement => 10000) c) AS same_bytes
+FROM nightly_export;
+
 -- A very wide row: a 100 MB value in one chunk, with its neighbours.
 SELECT n, length(c) AS chunk_length, left(c, 40) AS starts, right(c, 12) AS ends
 FROM exwiw_dump($$SELECT 1 AS id, 'a' AS v
