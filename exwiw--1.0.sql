@@ -168,7 +168,7 @@ BEGIN
 										 fk.conname, fk.confrelid::regclass);
 			ELSE
 				belongs := belongs || jsonb_build_object(
-					'table_name', exwiw_internal_config_name(fk.confrelid),
+					'table_name', @extschema@.exwiw_internal_config_name(fk.confrelid),
 					'foreign_key', fk.fkcol);
 			END IF;
 		END LOOP;
@@ -190,7 +190,7 @@ BEGIN
 			notes := notes || 'has a GENERATED ALWAYS identity column: load the "insert" format with OVERRIDING SYSTEM VALUE, or use format "copy"'::text;
 		END IF;
 
-		t := jsonb_build_object('name', exwiw_internal_config_name(rel.oid),
+		t := jsonb_build_object('name', @extschema@.exwiw_internal_config_name(rel.oid),
 								'primary_key', CASE WHEN cardinality(pk) = 1 THEN to_jsonb(pk[1]) ELSE 'null'::jsonb END);
 		IF cardinality(notes) > 0 THEN
 			t := t || jsonb_build_object('comment', array_to_string(notes, '; '));
@@ -227,7 +227,7 @@ LANGUAGE plpgsql IMMUTABLE
 AS $$
 BEGIN
 	IF jsonb_typeof(value) <> ALL (string_to_array(typ, '|')) THEN
-		PERFORM exwiw_internal_config_error('invalid_parameter_value', table_name,
+		PERFORM @extschema@.exwiw_internal_config_error('invalid_parameter_value', table_name,
 			format('key "%s" must be %s, not %s', key,
 				   replace(typ, '|', ' or '), jsonb_typeof(value)));
 	END IF;
@@ -245,7 +245,7 @@ DECLARE
 BEGIN
 	FOR k IN SELECT jsonb_object_keys(obj) ORDER BY 1 LOOP
 		IF k <> ALL (allowed) THEN
-			PERFORM exwiw_internal_config_error('invalid_parameter_value', table_name,
+			PERFORM @extschema@.exwiw_internal_config_error('invalid_parameter_value', table_name,
 				format('unknown key "%s%s"', path, k),
 				format('Valid keys%s are: %s.',
 					   CASE WHEN path = '' THEN '' ELSE ' in ' || rtrim(path, '.') END,
@@ -330,18 +330,18 @@ BEGIN
 					  HINT = 'Every table config needs "name": "<table>".';
 		END IF;
 		tname := t ->> 'name';
-		PERFORM exwiw_internal_config_keys(t,
+		PERFORM @extschema@.exwiw_internal_config_keys(t,
 			ARRAY['name', 'primary_key', 'filter', 'belongs_tos', 'columns',
 				  'bulk_insert_chunk_size', 'ignore', 'comment'], tname, '');
 		IF tname = ANY (names) THEN
-			PERFORM exwiw_internal_config_error('duplicate_object', tname,
+			PERFORM @extschema@.exwiw_internal_config_error('duplicate_object', tname,
 				'key "name": the table appears more than once in the config');
 		END IF;
 		names := names || tname;
 
 		parts := string_to_array(tname, '.');
 		IF cardinality(parts) NOT IN (1, 2) OR '' = ANY (parts) THEN
-			PERFORM exwiw_internal_config_error('invalid_name', tname,
+			PERFORM @extschema@.exwiw_internal_config_error('invalid_name', tname,
 				'key "name" must be "table" or "schema.table"');
 		END IF;
 		SELECT c.oid INTO relid FROM pg_catalog.pg_class c
@@ -349,28 +349,28 @@ BEGIN
 									  ELSE quote_ident(parts[1]) || '.' || quote_ident(parts[2]) END)
 		  AND c.relkind IN ('r', 'p');
 		IF relid IS NULL THEN
-			PERFORM exwiw_internal_config_error('undefined_table', tname,
+			PERFORM @extschema@.exwiw_internal_config_error('undefined_table', tname,
 				'key "name": there is no such table',
 				'Names are resolved through search_path; qualify other schemas as "schema.table".');
 		END IF;
 
 		FOREACH k IN ARRAY ARRAY['primary_key', 'filter'] LOOP
 			IF t ? k THEN
-				PERFORM exwiw_internal_config_type(t -> k, 'string|null', tname, k);
+				PERFORM @extschema@.exwiw_internal_config_type(t -> k, 'string|null', tname, k);
 			END IF;
 		END LOOP;
 		IF t ? 'comment' THEN
-			PERFORM exwiw_internal_config_type(t -> 'comment', 'string|null', tname, 'comment');
+			PERFORM @extschema@.exwiw_internal_config_type(t -> 'comment', 'string|null', tname, 'comment');
 		END IF;
 		IF t ? 'ignore' THEN
-			PERFORM exwiw_internal_config_type(t -> 'ignore', 'boolean|null', tname, 'ignore');
+			PERFORM @extschema@.exwiw_internal_config_type(t -> 'ignore', 'boolean|null', tname, 'ignore');
 		END IF;
 		chunk := 10000;
 		IF t ? 'bulk_insert_chunk_size' AND jsonb_typeof(t -> 'bulk_insert_chunk_size') <> 'null' THEN
 			v := t -> 'bulk_insert_chunk_size';
 			IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric)
 			   OR v::numeric < 1 OR v::numeric > 2147483647 THEN
-				PERFORM exwiw_internal_config_error('invalid_parameter_value', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('invalid_parameter_value', tname,
 					format('key "bulk_insert_chunk_size" must be a positive integer, not %s', v));
 			END IF;
 			chunk := v::int;
@@ -381,7 +381,7 @@ BEGIN
 			IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
 						   WHERE a.attrelid = relid AND a.attname = t ->> 'primary_key'
 							 AND a.attnum > 0 AND NOT a.attisdropped) THEN
-				PERFORM exwiw_internal_config_error('undefined_column', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('undefined_column', tname,
 					format('key "primary_key" names column "%s", which does not exist', t ->> 'primary_key'));
 			END IF;
 		END IF;
@@ -395,9 +395,9 @@ BEGIN
 			WHERE a.attrelid = relid AND a.attnum > 0 AND NOT a.attisdropped
 			  AND a.attgenerated = '';
 		END IF;
-		PERFORM exwiw_internal_config_type(cols, 'array', tname, 'columns');
+		PERFORM @extschema@.exwiw_internal_config_type(cols, 'array', tname, 'columns');
 		IF jsonb_array_length(cols) = 0 AND NOT coalesce((t ->> 'ignore')::boolean, false) THEN
-			PERFORM exwiw_internal_config_error('invalid_parameter_value', tname,
+			PERFORM @extschema@.exwiw_internal_config_error('invalid_parameter_value', tname,
 				'key "columns" is empty, so there is nothing to export',
 				'List at least one column, leave "columns" out to export them all, or set "ignore": true.');
 		END IF;
@@ -406,11 +406,11 @@ BEGIN
 		FOR j IN 0 .. jsonb_array_length(cols) - 1 LOOP
 			col := cols -> j;
 			k := format('columns[%s]', j);
-			PERFORM exwiw_internal_config_type(col, 'object', tname, k);
-			PERFORM exwiw_internal_config_keys(col, ARRAY['name', 'replace_with', 'raw_sql', 'comment'],
+			PERFORM @extschema@.exwiw_internal_config_type(col, 'object', tname, k);
+			PERFORM @extschema@.exwiw_internal_config_keys(col, ARRAY['name', 'replace_with', 'raw_sql', 'comment'],
 											   tname, k || '.');
 			IF jsonb_typeof(col -> 'name') IS DISTINCT FROM 'string' THEN
-				PERFORM exwiw_internal_config_error('invalid_parameter_value', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('invalid_parameter_value', tname,
 					format('key "%s.name" must be a string', k));
 			END IF;
 			colname := col ->> 'name';
@@ -421,27 +421,27 @@ BEGIN
 			WHERE a.attrelid = relid AND a.attname = colname
 			  AND a.attnum > 0 AND NOT a.attisdropped;
 			IF NOT FOUND THEN
-				PERFORM exwiw_internal_config_error('undefined_column', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('undefined_column', tname,
 					format('key "%s.name" names column "%s", which does not exist', k, colname));
 			END IF;
 			IF att.attgenerated <> '' THEN
-				PERFORM exwiw_internal_config_error('generated_always', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('generated_always', tname,
 					format('key "%s.name" names generated column "%s", which cannot be loaded', k, colname),
 					'Leave generated columns out: the load computes them.');
 			END IF;
 			IF colname = ANY (seen) THEN
-				PERFORM exwiw_internal_config_error('duplicate_column', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('duplicate_column', tname,
 					format('key "%s.name": column "%s" is listed twice', k, colname));
 			END IF;
 			seen := seen || colname;
 			IF col ? 'comment' THEN
-				PERFORM exwiw_internal_config_type(col -> 'comment', 'string|null', tname, k || '.comment');
+				PERFORM @extschema@.exwiw_internal_config_type(col -> 'comment', 'string|null', tname, k || '.comment');
 			END IF;
 			IF col ? 'raw_sql' THEN
-				PERFORM exwiw_internal_config_type(col -> 'raw_sql', 'string|null', tname, k || '.raw_sql');
+				PERFORM @extschema@.exwiw_internal_config_type(col -> 'raw_sql', 'string|null', tname, k || '.raw_sql');
 			END IF;
 			IF col ? 'replace_with' THEN
-				PERFORM exwiw_internal_config_type(col -> 'replace_with', 'string|number|boolean|null',
+				PERFORM @extschema@.exwiw_internal_config_type(col -> 'replace_with', 'string|number|boolean|null',
 												   tname, k || '.replace_with');
 			END IF;
 
@@ -462,7 +462,7 @@ BEGIN
 					IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
 								   WHERE a.attrelid = relid AND a.attname = refs[ri]
 									 AND a.attnum > 0 AND NOT a.attisdropped) THEN
-						PERFORM exwiw_internal_config_error('undefined_column', tname,
+						PERFORM @extschema@.exwiw_internal_config_error('undefined_column', tname,
 							format('key "%s.replace_with" refers to column "{%s}", which does not exist', k, refs[ri]),
 							'In a template, {name} stands for the value of column "name" of the same row.');
 					END IF;
@@ -499,38 +499,38 @@ BEGIN
 	FOR i IN 0 .. jsonb_array_length(norm) - 1 LOOP
 		t := norm -> i;
 		tname := t ->> 'name';
-		PERFORM exwiw_internal_config_type(t -> 'belongs_tos', 'array', tname, 'belongs_tos');
+		PERFORM @extschema@.exwiw_internal_config_type(t -> 'belongs_tos', 'array', tname, 'belongs_tos');
 		FOR j IN 0 .. jsonb_array_length(t -> 'belongs_tos') - 1 LOOP
 			bt := t -> 'belongs_tos' -> j;
 			k := format('belongs_tos[%s]', j);
-			PERFORM exwiw_internal_config_type(bt, 'object', tname, k);
-			PERFORM exwiw_internal_config_keys(bt, ARRAY['table_name', 'foreign_key', 'comment'],
+			PERFORM @extschema@.exwiw_internal_config_type(bt, 'object', tname, k);
+			PERFORM @extschema@.exwiw_internal_config_keys(bt, ARRAY['table_name', 'foreign_key', 'comment'],
 											   tname, k || '.');
 			FOREACH colname IN ARRAY ARRAY['table_name', 'foreign_key'] LOOP
 				IF jsonb_typeof(bt -> colname) IS DISTINCT FROM 'string' THEN
-					PERFORM exwiw_internal_config_error('invalid_parameter_value', tname,
+					PERFORM @extschema@.exwiw_internal_config_error('invalid_parameter_value', tname,
 						format('key "%s.%s" must be a string', k, colname));
 				END IF;
 			END LOOP;
 			IF NOT pks ? (bt ->> 'table_name') THEN
-				PERFORM exwiw_internal_config_error('undefined_table', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('undefined_table', tname,
 					format('key "%s.table_name" names table "%s", which is not in the config', k, bt ->> 'table_name'),
 					'A belongs_to must name a table that has its own entry in the config.');
 			END IF;
 			IF jsonb_typeof(pks -> (bt ->> 'table_name')) <> 'string' THEN
-				PERFORM exwiw_internal_config_error('invalid_foreign_key', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('invalid_foreign_key', tname,
 					format('key "%s.table_name" names table "%s", which has no primary_key in the config', k, bt ->> 'table_name'),
 					'The foreign key refers to the parent''s primary_key, so the parent needs one.');
 			END IF;
 			IF (ignored -> (bt ->> 'table_name'))::boolean AND NOT (t ->> 'ignore')::boolean THEN
-				PERFORM exwiw_internal_config_error('invalid_foreign_key', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('invalid_foreign_key', tname,
 					format('key "%s.table_name" names table "%s", which is ignored', k, bt ->> 'table_name'),
 					'The export would reference rows it does not contain: remove the belongs_to or unset "ignore" on the parent.');
 			END IF;
 			IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
 						   WHERE a.attrelid = (t ->> 'relid')::oid AND a.attname = bt ->> 'foreign_key'
 							 AND a.attnum > 0 AND NOT a.attisdropped) THEN
-				PERFORM exwiw_internal_config_error('undefined_column', tname,
+				PERFORM @extschema@.exwiw_internal_config_error('undefined_column', tname,
 					format('key "%s.foreign_key" names column "%s", which does not exist', k, bt ->> 'foreign_key'));
 			END IF;
 		END LOOP;
@@ -622,7 +622,7 @@ BEGIN
 				  HINT = 'Pass the primary keys of the target rows as a text array, for example ''{1}''.';
 	END IF;
 
-	cfg := exwiw_internal_check_config(coalesce(config, exwiw_config_from_catalog()));
+	cfg := @extschema@.exwiw_internal_check_config(coalesce(config, @extschema@.exwiw_config_from_catalog()));
 	FOR i IN 0 .. jsonb_array_length(cfg) - 1 LOOP
 		tab := tab || jsonb_build_object(cfg -> i ->> 'name', cfg -> i);
 	END LOOP;
@@ -941,7 +941,10 @@ BEGIN
 
 		seq := k;
 		table_name := nm;
-		file_name := format('insert-%s-%s.sql', lpad(k::text, 3, '0'), nm);
+		-- 001, 002, ...: three digits, or as many as the largest number
+		-- needs, so that the names sort in load order
+		file_name := format('insert-%s-%s.sql',
+							lpad(k::text, greatest(3, length(n::text)), '0'), nm);
 		chunk_size := (t ->> 'chunk')::int;
 		RETURN NEXT;
 	END LOOP;
@@ -953,7 +956,7 @@ RETURNS TABLE(seq integer, table_name text, file_name text, query text)
 LANGUAGE sql VOLATILE
 AS $$
 	SELECT p.seq, p.table_name, p.file_name, p.query
-	FROM exwiw_internal_plan(target_table, ids, config) AS p
+	FROM @extschema@.exwiw_internal_plan(target_table, ids, config) AS p
 	ORDER BY p.seq
 $$;
 

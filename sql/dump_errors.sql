@@ -34,6 +34,9 @@ SELECT exwiw_dump('CREATE TABLE x (a int)', 't');
 SELECT exwiw_dump('EXPLAIN SELECT 1', 't');
 SELECT exwiw_dump('SELECT * INTO new_table FROM victims', 't');
 SELECT exwiw_dump('SELECT * FROM victims FOR UPDATE', 't');
+SELECT exwiw_dump('SELECT * FROM (SELECT id FROM victims FOR UPDATE) s', 't');
+SELECT exwiw_dump('SELECT id FROM victims WHERE id IN (SELECT id FROM victims FOR SHARE)', 't');
+SELECT exwiw_dump('WITH x AS (SELECT id FROM victims FOR UPDATE) SELECT * FROM x', 't');
 SELECT exwiw_dump('', 't');
 SELECT exwiw_dump('SELEC 1', 't');
 -- A volatile function that writes is stopped by the read-only window
@@ -68,6 +71,26 @@ SELECT count(*) AS open_cursors FROM pg_cursors;
 -- An error in the consumer of the chunks releases the cursor too.
 SELECT 1 / (length(c) - length(c)) FROM exwiw_dump('SELECT g AS id FROM generate_series(1, 10) g', 't') c;
 SELECT count(*) AS open_cursors FROM pg_cursors;
+
+-- A WITH HOLD cursor would outlive the export's own cursor: refused at the
+-- first FETCH, before anything runs, not at COMMIT.
+BEGIN;
+DECLARE held CURSOR WITH HOLD FOR SELECT exwiw_dump('SELECT id FROM victims', 'victims');
+FETCH 1 FROM held;
+ROLLBACK;
+
+-- The export's cursor is listed in pg_cursors; moving it from outside
+-- would lose rows silently, so the export notices and stops.
+BEGIN;
+DECLARE outer_c CURSOR FOR
+  SELECT exwiw_dump('SELECT g AS id FROM generate_series(1, 30) g', 't', 1, chunk_bytes => 1);
+FETCH 2 FROM outer_c;
+SELECT name AS inner_c FROM pg_cursors WHERE name <> 'outer_c' \gset
+MOVE 15 IN :"inner_c";
+\set VERBOSITY terse
+FETCH 2 FROM outer_c;
+\set VERBOSITY default
+ROLLBACK;
 
 -- Row-level security applies: the query runs with the caller's rights.
 CREATE TABLE rls_docs (id int, owner name, body text);

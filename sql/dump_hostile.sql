@@ -60,10 +60,32 @@ SHOW DateStyle;
 SHOW extra_float_digits;
 SHOW bytea_output;
 
--- ... and between the chunks of a dump, other expressions in the same
--- query see the caller's settings, not the pinned ones.
-SELECT c, current_setting('DateStyle') AS caller_datestyle, ('2024-01-02'::date + (random() * 0)::int)::text AS caller_date
-FROM exwiw_dump('SELECT ''2024-01-02''::date AS d UNION ALL SELECT ''2024-01-03''', 't', chunk_bytes => 1) c;
+-- ... also after an error caught by an EXCEPTION block (a subtransaction),
+-- and the read-only window is closed again.
+DO $$
+BEGIN
+	BEGIN
+		PERFORM exwiw_dump('SELECT g AS id, 1 / (3 - g) AS boom FROM generate_series(1, 5) g', 't', chunk_bytes => 1);
+	EXCEPTION WHEN division_by_zero THEN
+		RAISE NOTICE 'caught: %', SQLERRM;
+	END;
+	RAISE NOTICE 'after the caught error: DateStyle %, bytea_output %, transaction_read_only %',
+		current_setting('DateStyle'), current_setting('bytea_output'), current_setting('transaction_read_only');
+	CREATE TEMP TABLE still_writable AS SELECT 1 AS x;
+END $$;
+SELECT count(*) AS written FROM still_writable;
+
+-- ... and between the chunks of a dump: in the select list, the function
+-- returns one chunk per call, and the expressions after it, evaluated after
+-- each call, see the caller's settings, not the pinned ones.
+SELECT exwiw_dump('SELECT ''2024-01-02''::date AS d UNION ALL SELECT ''2024-01-03''', 't', chunk_bytes => 1) AS c,
+       current_setting('DateStyle') AS caller_datestyle,
+       ('2024-01-02'::date + (random() * 0)::int)::text AS caller_date;
+
+-- Inside the dumped query, expressions run under the pinned settings too
+-- (the query is parsed and planned under the caller's, then executed while
+-- values are formatted).
+SELECT exwiw_dump($$SELECT ('2024-01-02'::date + (random() * 0)::int)::text AS d$$, 't');
 
 -- extra_float_digits above 1 is kept (it prints the same digits).
 SET extra_float_digits = 3;

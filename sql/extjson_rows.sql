@@ -32,3 +32,10 @@ SELECT exwiw_ext_json(t) FROM (SELECT ARRAY['2020-01-01'::date, NULL] AS ds,
 -- a NULL row gives NULL
 SELECT exwiw_ext_json(NULL::extjson_t) IS NULL AS is_null;
 RESET TimeZone;
+-- records inside records, and arrays of records, of different shapes: each
+-- row type keeps its own layout (no field is lost or misread)
+SELECT exwiw_dump_jsonl($$SELECT row(1, row('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h')) AS r$$);
+SELECT exwiw_ext_json(row(0, row(1, row('a', 'b', 'c'), 9)));
+SELECT exwiw_dump_jsonl($$SELECT row(1, array[row('a', 'b', 'c')], 7, 8) AS r$$);
+SELECT exwiw_dump_jsonl($$SELECT row(1, array[row('a', 2), row('b', 3)], 3) AS r$$);
+SELECT exwiw_dump_jsonl($$SELECT row(row(1, 'a'), 'x'::text, 5) AS r, row('z', row(true, 2.5)) AS s$$);

@@ -75,3 +75,25 @@ SELECT count(DISTINCT q) AS distinct_plans FROM (
 	SELECT (SELECT string_agg(query, ';' ORDER BY seq)
 			FROM exwiw_plan('teams', '{2}', exwiw_config_from_catalog())) AS q
 	FROM generate_series(1, 3)) s;
+
+-- More than 999 tables: every file number gets the same width, so that the
+-- names still sort in load order.
+CREATE SCHEMA many;
+SET search_path = many;
+DO $$ BEGIN FOR i IN 1..1001 LOOP EXECUTE format('CREATE TABLE t%s (id int PRIMARY KEY)', lpad(i::text, 4, '0')); END LOOP; END $$;
+SELECT seq, file_name FROM public.exwiw_plan('t0001', '{1}') WHERE seq IN (1, 2, 999, 1000, 1001) ORDER BY seq;
+SELECT bool_and(file_name COLLATE "C" < lead_name) AS names_sort_in_load_order
+FROM (SELECT file_name, lead(file_name) OVER (ORDER BY seq) AS lead_name FROM public.exwiw_plan('t0001', '{1}')) s
+WHERE lead_name IS NOT NULL;
+SET client_min_messages = warning;
+DROP SCHEMA many CASCADE;
+RESET client_min_messages;
+
+-- The internal functions are found whatever the caller's search_path.
+CREATE SCHEMA few;
+CREATE TABLE few.a (id int PRIMARY KEY);
+CREATE TABLE few.b (id int PRIMARY KEY, a_id int REFERENCES few.a);
+SET search_path = pg_catalog;
+SELECT seq, table_name, file_name FROM public.exwiw_plan('few.a', '{1}', public.exwiw_config_from_catalog('few'));
+RESET search_path;
+DROP SCHEMA few CASCADE;

@@ -81,12 +81,23 @@ struct ExjTypeInfo
 	int16		elmlen;
 	bool		elmbyval;
 	char		elmalign;
-	/* TK_COMPOSITE: the last row type seen, and its fields' infos */
-	Oid			rowtype;
-	int32		rowtypmod;
-	TupleDesc	rowdesc;
-	ExjTypeInfo **fields;
 	ExjTypeInfo *next;			/* in the writer's list of known types */
+};
+
+/*
+ * The layout of one row type, by (type, typmod): every anonymous record
+ * shares the type RECORD but has its own typmod, and records nest, so a
+ * layout is never tied to an ExjTypeInfo and never changes once made.
+ */
+typedef struct ExjRowLayout ExjRowLayout;
+
+struct ExjRowLayout
+{
+	Oid			typid;
+	int32		typmod;
+	TupleDesc	desc;
+	ExjTypeInfo **fields;		/* per attribute, NULL for dropped */
+	ExjRowLayout *next;
 };
 
 struct ExjRowWriter
@@ -100,6 +111,7 @@ struct ExjRowWriter
 	int		   *keylens;
 	bool	   *is_oid;			/* named in oid_columns */
 	ExjTypeInfo *types;			/* all infos, for reuse */
+	ExjRowLayout *layouts;		/* row types met so far */
 };
 
 /* Where a value is, for error messages: column, then fields and indexes. */
@@ -262,7 +274,6 @@ type_info(ExjRowWriter *rw, Oid typid)
 			else if (type_is_rowtype(base))
 			{
 				ti->kind = TK_COMPOSITE;
-				ti->rowtype = InvalidOid;
 			}
 			else
 			{
@@ -342,16 +353,53 @@ append_array_dim(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 }
 
 /*
+ * row_layout
+ *		The (cached) layout of row type (typid, typmod), made once per
+ *		writer in its context.  The number of distinct row types in one
+ *		query is fixed, so the cache does not grow with the rows.
+ */
+static ExjRowLayout *
+row_layout(ExjRowWriter *rw, Oid typid, int32 typmod)
+{
+	ExjRowLayout *lay;
+	TupleDesc	desc;
+	MemoryContext old;
+	int			i;
+
+	for (lay = rw->layouts; lay != NULL; lay = lay->next)
+		if (lay->typid == typid && lay->typmod == typmod)
+			return lay;
+
+	desc = lookup_rowtype_tupdesc(typid, typmod);
+	old = MemoryContextSwitchTo(rw->cxt);
+	lay = palloc0(sizeof(ExjRowLayout));
+	lay->typid = typid;
+	lay->typmod = typmod;
+	lay->desc = CreateTupleDescCopy(desc);
+	ReleaseTupleDesc(desc);
+	lay->fields = palloc0(lay->desc->natts * sizeof(ExjTypeInfo *));
+	MemoryContextSwitchTo(old);
+	for (i = 0; i < lay->desc->natts; i++)
+		if (!TupleDescAttr(lay->desc, i)->attisdropped)
+			lay->fields[i] = type_info(rw, TupleDescAttr(lay->desc, i)->atttypid);
+	lay->next = rw->layouts;
+	rw->layouts = lay;
+	return lay;
+}
+
+/*
  * append_composite
- *		A composite value as an embedded document.
+ *		A composite value as an embedded document.  Nested composites of
+ *		other row types are safe: the layout used here is local.
  */
 static void
-append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
-				 Datum d, const RowPath *path)
+append_composite(ExjRowWriter *rw, StringInfo buf, Datum d,
+				 const RowPath *path)
 {
 	HeapTupleHeader th = DatumGetHeapTupleHeader(d);
-	Oid			typid = HeapTupleHeaderGetTypeId(th);
-	int32		typmod = HeapTupleHeaderGetTypMod(th);
+	ExjRowLayout *lay = row_layout(rw, HeapTupleHeaderGetTypeId(th),
+								   HeapTupleHeaderGetTypMod(th));
+	TupleDesc	desc = lay->desc;
 	HeapTupleData tuple;
 	Datum	   *values;
 	bool	   *nulls;
@@ -359,34 +407,18 @@ append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 	bool		first = true;
 
 	check_stack_depth();
-	if (ti->rowdesc == NULL || ti->rowtype != typid || ti->rowtypmod != typmod)
-	{
-		TupleDesc	desc = lookup_rowtype_tupdesc(typid, typmod);
-		MemoryContext old = MemoryContextSwitchTo(rw->cxt);
-
-		ti->rowdesc = CreateTupleDescCopy(desc);
-		ReleaseTupleDesc(desc);
-		ti->rowtype = typid;
-		ti->rowtypmod = typmod;
-		ti->fields = palloc0(ti->rowdesc->natts * sizeof(ExjTypeInfo *));
-		MemoryContextSwitchTo(old);
-		for (i = 0; i < ti->rowdesc->natts; i++)
-			if (!TupleDescAttr(ti->rowdesc, i)->attisdropped)
-				ti->fields[i] = type_info(rw, TupleDescAttr(ti->rowdesc, i)->atttypid);
-	}
-
 	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
 	ItemPointerSetInvalid(&tuple.t_self);
 	tuple.t_tableOid = InvalidOid;
 	tuple.t_data = th;
-	values = palloc(ti->rowdesc->natts * sizeof(Datum));
-	nulls = palloc(ti->rowdesc->natts * sizeof(bool));
-	heap_deform_tuple(&tuple, ti->rowdesc, values, nulls);
+	values = palloc(desc->natts * sizeof(Datum));
+	nulls = palloc(desc->natts * sizeof(bool));
+	heap_deform_tuple(&tuple, desc, values, nulls);
 
 	exj_putc(buf, '{');
-	for (i = 0; i < ti->rowdesc->natts; i++)
+	for (i = 0; i < desc->natts; i++)
 	{
-		Form_pg_attribute att = TupleDescAttr(ti->rowdesc, i);
+		Form_pg_attribute att = TupleDescAttr(desc, i);
 		RowPath		seg = {path, NameStr(att->attname), 0};
 
 		if (att->attisdropped || (nulls[i] && rw->omit_nulls))
@@ -399,9 +431,11 @@ append_composite(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 		if (nulls[i])
 			appendBinaryStringInfo(buf, "null", 4);
 		else
-			append_value(rw, buf, ti->fields[i], values[i], false, &seg);
+			append_value(rw, buf, lay->fields[i], values[i], false, &seg);
 	}
 	exj_putc(buf, '}');
+	pfree(values);
+	pfree(nulls);
 }
 
 /*
@@ -541,7 +575,7 @@ append_value(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti, Datum d,
 				break;
 			}
 		case TK_COMPOSITE:
-			append_composite(rw, buf, ti, d, path);
+			append_composite(rw, buf, d, path);
 			break;
 		case TK_OTHER:
 			{

@@ -15,9 +15,31 @@
  */
 #include "exwiw.h"
 
+#include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "tcop/cmdtag.h"
 #include "utils/plancache.h"
+
+/*
+ * has_row_marks_walker
+ *		True if a Query in the tree (the top one, a subquery in FROM, a CTE
+ *		or a sublink) locks rows with FOR UPDATE/SHARE.
+ */
+static bool
+has_row_marks_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+
+		if (q->rowMarks != NIL)
+			return true;
+		return query_tree_walker(q, has_row_marks_walker, context, 0);
+	}
+	return expression_tree_walker(node, has_row_marks_walker, context);
+}
 
 /*
  * exwiw_check_query
@@ -80,7 +102,7 @@ exwiw_check_query(const char *funcname, const char *query, SPIPlanPtr plan)
 					 errmsg("%s: query must be read-only", funcname),
 					 errdetail("The query contains a data-modifying statement in WITH."),
 					 errhint("Remove the INSERT, UPDATE or DELETE from the WITH clause.")));
-		if (q->rowMarks != NIL)
+		if (has_row_marks_walker((Node *) q, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 					 errmsg("%s: query must be read-only", funcname),

@@ -65,6 +65,7 @@ struct ExwiwStream
 	bool		exhausted;		/* cursor returned its last row */
 	bool		finished;		/* last chunk returned */
 	uint64		nrows;			/* rows formatted so far */
+	uint64		portal_pos;		/* the portal's position after our fetch */
 
 	StreamReceiver receiver;
 };
@@ -235,6 +236,19 @@ exwiw_stream_open(const char *funcname, const char *query,
 	s->receiver.pub.mydest = DestNone;
 	s->receiver.stream = s;
 
+	/*
+	 * A WITH HOLD cursor outlives its transaction, and ours cannot: at
+	 * COMMIT the portal manager may drop our cursor before it materializes
+	 * the holdable one, which would then fail the COMMIT itself.  Refuse at
+	 * once, before anything has run.
+	 */
+	if (ActivePortal != NULL && (ActivePortal->cursorOptions & CURSOR_OPT_HOLD))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run in a WITH HOLD cursor", funcname),
+				 errdetail("It reads the query through a cursor of its own, which ends with the transaction."),
+				 errhint("Declare the cursor WITHOUT HOLD and read it before COMMIT, or let psql's FETCH_COUNT do the fetching.")));
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
@@ -255,6 +269,7 @@ exwiw_stream_open(const char *funcname, const char *query,
 
 	portal = open_cursor_read_only(plan);
 	s->portal_name = MemoryContextStrdup(cxt, portal->name);
+	s->portal_pos = portal->portalPos;
 
 	MemoryContextSwitchTo(cxt);
 	desc = CreateTupleDescCopy(portal->tupDesc);
@@ -310,7 +325,20 @@ exwiw_stream_next(ExwiwStream *s)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_CURSOR_STATE),
 					 errmsg("%s: the export's cursor is gone", s->funcname),
-					 errdetail("The transaction that opened it has ended.")));
+					 errdetail("It was closed by the end of the transaction or subtransaction (ROLLBACK TO SAVEPOINT) that opened it."),
+					 errhint("Read the export to its end within the transaction and savepoint that started it.")));
+
+		/*
+		 * The cursor shows in pg_cursors like any other; if a FETCH or MOVE
+		 * of someone else's has moved it, rows would silently go missing.
+		 */
+		if (portal->portalPos != s->portal_pos)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_CURSOR_STATE),
+					 errmsg("%s: the export's cursor was moved by another command",
+							s->funcname),
+					 errdetail("A FETCH or MOVE on cursor \"%s\" read rows that would be missing from the export.",
+							   s->portal_name)));
 
 		nestlevel = exwiw_pin_output_settings();
 		s->stopped = false;
@@ -326,6 +354,7 @@ exwiw_stream_next(ExwiwStream *s)
 		}
 		PG_END_TRY();
 		exwiw_restore_settings(nestlevel);
+		s->portal_pos = portal->portalPos;
 
 		if (s->stopped)
 		{
