@@ -9,6 +9,9 @@
 #     it holds no NUL.  The export is one statement, hence one snapshot.
 # subset_load_files DIR PSQL-ARGS...
 #     Run the files of DIR in name order with ON_ERROR_STOP.
+# subset_make_databases ROOT
+#     Fresh databases subset_src (exwiw and the fixture loaded) and
+#     subset_dst, and the non-superuser role subset_loader.
 
 subset_write_files() {
 	local dir=$1
@@ -32,4 +35,19 @@ subset_load_files() {
 			return 1
 		}
 	done
+}
+
+subset_make_databases() {
+	local root=$1
+	psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+SET client_min_messages = warning;
+DROP DATABASE IF EXISTS subset_src;
+DROP DATABASE IF EXISTS subset_dst;
+DROP ROLE IF EXISTS subset_loader;
+CREATE ROLE subset_loader LOGIN;
+CREATE DATABASE subset_src;
+CREATE DATABASE subset_dst;
+SQL
+	psql -X -q -v ON_ERROR_STOP=1 -d subset_src -c "CREATE EXTENSION exwiw" \
+		-f "$root/test/subset/fixture.sql" >/dev/null
 }

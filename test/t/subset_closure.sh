@@ -17,17 +17,7 @@ work=$(mktemp -d /tmp/subset-closure.XXXXXX)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
-psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
-SET client_min_messages = warning;
-DROP DATABASE IF EXISTS subset_src;
-DROP DATABASE IF EXISTS subset_dst;
-DROP ROLE IF EXISTS subset_loader;
-CREATE ROLE subset_loader LOGIN;
-CREATE DATABASE subset_src;
-CREATE DATABASE subset_dst;
-SQL
-psql -X -q -v ON_ERROR_STOP=1 -d subset_src -c "CREATE EXTENSION exwiw" \
-	-f "$root/test/subset/fixture.sql" >/dev/null
+subset_make_databases "$root"
 psql -X -q -v ON_ERROR_STOP=1 -d subset_src <<'SQL'
 SET search_path = shop;
 SELECT setseed(0.42) \gset

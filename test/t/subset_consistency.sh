@@ -30,17 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
-SET client_min_messages = warning;
-DROP DATABASE IF EXISTS subset_src;
-DROP DATABASE IF EXISTS subset_dst;
-DROP ROLE IF EXISTS subset_loader;
-CREATE ROLE subset_loader LOGIN;
-CREATE DATABASE subset_src;
-CREATE DATABASE subset_dst;
-SQL
-psql -X -q -v ON_ERROR_STOP=1 -d subset_src -c "CREATE EXTENSION exwiw" \
-	-f "$root/test/subset/fixture.sql" >/dev/null
+subset_make_databases "$root"
 psql -X -q -v ON_ERROR_STOP=1 -d subset_src <<'SQL'
 SET search_path = shop;
 CREATE INDEX ON transactions (order_id);
