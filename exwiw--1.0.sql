@@ -920,12 +920,39 @@ BEGIN
 		INTO ctes, is_recursive
 		FROM unnest(need) AS x;
 
-		query := CASE WHEN cardinality(ctes) > 0
-					  THEN 'WITH ' || CASE WHEN is_recursive THEN 'RECURSIVE ' ELSE '' END
-						   || array_to_string(ctes, ', ') || ' '
-					  ELSE '' END
-				 || format('SELECT %s FROM %s WHERE %s', t ->> 'select_list', rel, final_pred)
-				 || CASE WHEN pk IS NOT NULL THEN format(' ORDER BY %I', pk) ELSE '' END;
+		-- A self-referencing table lists parents before children (by depth
+		-- in the exported tree, then key), so that a load in several
+		-- statements never inserts a child before its parent.  Rows in a
+		-- cycle of their own have no depth and come first.
+		SELECT coalesce(array_agg(DISTINCT e.f ORDER BY e.f), '{}') INTO selfcols
+		FROM unnest(ec, ef, ep) AS e(c, f, p) WHERE e.c = nm AND e.p = nm;
+		IF pk IS NOT NULL AND cardinality(selfcols) > 0 THEN
+			ctes := ctes || format(
+				'exwiw_depth_%1$s(exwiw_dk, exwiw_dd) AS ('
+				'SELECT %2$I, 0 FROM %3$s WHERE %2$I IN (SELECT %2$I FROM exwiw_f_%1$s) AND %4$s '
+				'UNION ALL '
+				'SELECT exwiw_c.%2$I, exwiw_d.exwiw_dd + 1 FROM %3$s exwiw_c JOIN exwiw_depth_%1$s exwiw_d ON %5$s '
+				'WHERE exwiw_c.%2$I IN (SELECT %2$I FROM exwiw_f_%1$s) AND exwiw_c.%2$I <> exwiw_d.exwiw_dk '
+				'AND exwiw_d.exwiw_dd < (SELECT count(*) FROM exwiw_f_%1$s))',
+				k, pk, rel,
+				(SELECT string_agg(format('(%1$I IS NULL OR %1$I = %2$I OR %1$I NOT IN (SELECT %2$I FROM exwiw_f_%3$s))',
+										  x, pk, k), ' AND ')
+				 FROM unnest(selfcols) x),
+				(SELECT '(' || string_agg(format('exwiw_c.%I = exwiw_d.exwiw_dk', x), ' OR ') || ')'
+				 FROM unnest(selfcols) x));
+			is_recursive := true;
+			query := 'WITH RECURSIVE ' || array_to_string(ctes, ', ') || ' '
+					 || format('SELECT %s FROM %s LEFT JOIN (SELECT exwiw_dk, max(exwiw_dd) AS exwiw_dd FROM exwiw_depth_%s GROUP BY exwiw_dk) exwiw_dep'
+							   ' ON exwiw_dep.exwiw_dk = %s.%I WHERE %s ORDER BY exwiw_dep.exwiw_dd NULLS FIRST, %s.%I',
+							   t ->> 'select_list', rel, k, rel, pk, final_pred, rel, pk);
+		ELSE
+			query := CASE WHEN cardinality(ctes) > 0
+						  THEN 'WITH ' || CASE WHEN is_recursive THEN 'RECURSIVE ' ELSE '' END
+							   || array_to_string(ctes, ', ') || ' '
+						  ELSE '' END
+					 || format('SELECT %s FROM %s WHERE %s', t ->> 'select_list', rel, final_pred)
+					 || CASE WHEN pk IS NOT NULL THEN format(' ORDER BY %I', pk) ELSE '' END;
+		END IF;
 
 		-- setval from the source sequence of a serial or identity key
 		epilogue := NULL;

@@ -42,6 +42,10 @@ INSERT INTO transactions (order_id, amount)
 INSERT INTO order_tags
 	SELECT DISTINCT 1 + (random() * 2004)::int, 'tag' || (i % 3)
 	FROM generate_series(1, 500) i ON CONFLICT DO NOTHING;
+-- parents with larger ids than their children: 7 -> 40 -> 35
+INSERT INTO categories (name) SELECT 'late root ' || i FROM generate_series(31, 40) i;
+UPDATE categories SET parent_id = 35 WHERE id = 40;
+UPDATE categories SET parent_id = 40 WHERE id IN (7, 8);
 ANALYZE;
 SQL
 echo "$(date +%T) data ready" 
@@ -62,21 +66,32 @@ SQL
 
 fail=0
 n=0
+# "insert1": INSERT format with one row per statement (bulk_insert_chunk_size
+# 1 everywhere), so that no parent can hide in the same statement as its
+# child: self-referencing rows must come parents first.
+chunk1_config="(SELECT jsonb_build_object('tables', jsonb_agg(t || '{\"bulk_insert_chunk_size\": 1}'))
+	FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') t)"
 for spec in "shops {1} insert" "shops {2} copy" "shops {3,7} insert" \
 	"shops {5} copy" "users {3} insert" "categories {2} insert" \
-	"products {4} copy" "orders {10,11} insert"; do
+	"products {4} copy" "orders {10,11} insert" "categories {7} insert1" \
+	"shops {1,2} insert1"; do
 	read -r table ids format <<<"$spec"
+	config=NULL
+	if [ "$format" = insert1 ]; then
+		format=insert
+		config=$chunk1_config
+	fi
 	n=$((n + 1))
 	dir=$work/out$n
 	subset_write_files "$dir" -d subset_src -c "SET client_min_messages = warning" \
 		-c "SET search_path = shop, public" \
-		-c "SELECT file_name, chunk FROM exwiw_export('$table', '$ids', format => '$format')"
+		-c "SELECT file_name, chunk FROM exwiw_export('$table', '$ids', $config, format => '$format')"
 	# byte-exact: each file is its chunks joined by "\n" plus "\n"
 	want=$(psql -XAtq -d subset_src -c "SET client_min_messages = warning" \
 		-c "SET search_path = shop, public" \
 		-c "SELECT string_agg(file_name || ' ' || m, ' ' ORDER BY file_name) FROM (
 			SELECT file_name, md5(string_agg(chunk, E'\n' ORDER BY n) || E'\n') AS m
-			FROM exwiw_export('$table', '$ids', format => '$format') WITH ORDINALITY AS e(file_name, chunk, n)
+			FROM exwiw_export('$table', '$ids', $config, format => '$format') WITH ORDINALITY AS e(file_name, chunk, n)
 			GROUP BY file_name) s")
 	got=$(cd "$dir" && for f in $(ls | sort); do printf '%s %s ' "$f" "$(md5sum <"$f" | cut -d' ' -f1)"; done)
 	if [ "$want" != "${got% }" ]; then
