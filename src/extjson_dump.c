@@ -57,21 +57,6 @@ jsonl_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 	exwiw_extjson_append_row(jw->rw, buf, slot->tts_values, slot->tts_isnull);
 }
 
-/*
- * jsonl_nothing
- *		Writer callback for between and finish: JSON Lines needs only the
- *		newline the stream writes itself.
- */
-static void
-jsonl_between(ExwiwWriter *w, StringInfo buf, uint64 next_rowno)
-{
-}
-
-static void
-jsonl_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
-{
-}
-
 PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
 
 /*
@@ -102,8 +87,7 @@ exwiw_dump_jsonl(PG_FUNCTION_ARGS)
 		jw = palloc0(sizeof(JsonlWriter));
 		jw->pub.begin = jsonl_begin;
 		jw->pub.row = jsonl_row;
-		jw->pub.between = jsonl_between;
-		jw->pub.finish = jsonl_finish;
+		/* JSON Lines: nothing between rows or after them but the newline */
 		jw->funcname = fn;
 		jw->oid_columns = PG_ARGISNULL(1) ? NULL :
 			DatumGetArrayTypePCopy(PG_GETARG_DATUM(1));

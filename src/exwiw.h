@@ -50,7 +50,8 @@
  *	finish		after the last row (only when there was one): append what
  *				ends the output (for INSERT ";", for COPY "\n\\.")
  *
- * Callbacks run in a short-lived per-row memory context; anything they keep
+ * between and finish may be NULL when the format needs nothing there (JSON
+ * Lines).  Callbacks run in a short-lived per-row memory context; anything they keep
  * must be allocated in the writer's own context (given to begin).  buf's
  * data lives in the stream's chunk context: append only.
  */

@@ -129,7 +129,8 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 	else
 	{
-		s->writer->between(s->writer, buf, s->nrows);
+		if (s->writer->between)
+			s->writer->between(s->writer, buf, s->nrows);
 		if (buf->len - VARHDRSZ >= s->chunk_bytes)
 		{
 			/*
@@ -172,8 +173,9 @@ stream_destroy(DestReceiver *self)
 }
 
 /*
- * run_read_only
- *		Helpers to run a piece of executor work with XactReadOnly forced on.
+ * open_cursor_read_only
+ *		Open a cursor on plan, on the active snapshot, with XactReadOnly
+ *		forced on while the executor starts.
  */
 static Portal
 open_cursor_read_only(SPIPlanPtr plan)
@@ -371,7 +373,8 @@ exwiw_stream_next(ExwiwStream *s)
 	if (s->nrows == 0)
 		return NULL;
 	buf = &s->bufs[s->cur];
-	s->writer->finish(s->writer, buf, s->nrows);
+	if (s->writer->finish)
+		s->writer->finish(s->writer, buf, s->nrows);
 	if (s->epilogue)
 	{
 		appendStringInfoChar(buf, '\n');

@@ -12,6 +12,9 @@
 # subset_make_databases ROOT
 #     Fresh databases subset_src (exwiw and the fixture loaded) and
 #     subset_dst, and the non-superuser role subset_loader.
+# subset_fresh_dst SCHEMA_FILE
+#     Replace schema shop of subset_dst by an empty, fully constrained copy
+#     (SCHEMA_FILE, from pg_dump --schema-only) that subset_loader may load.
 
 subset_write_files() {
 	local dir=$1
@@ -50,4 +53,15 @@ CREATE DATABASE subset_dst;
 SQL
 	psql -X -q -v ON_ERROR_STOP=1 -d subset_src -c "CREATE EXTENSION exwiw" \
 		-f "$root/test/subset/fixture.sql" >/dev/null
+}
+
+subset_fresh_dst() {
+	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -c "SET client_min_messages = warning" \
+		-c "DROP SCHEMA IF EXISTS shop CASCADE"
+	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -f "$1" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst <<'SQL'
+GRANT USAGE ON SCHEMA shop TO subset_loader;
+GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA shop TO subset_loader;
+GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA shop TO subset_loader;
+SQL
 }

@@ -53,16 +53,7 @@ echo "$(date +%T) data ready"
 pg_dump --schema-only -n shop -d subset_src >"$work/schema.sql"
 
 # one empty, fully constrained copy of the schema per load
-fresh_dst() {
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -c "SET client_min_messages = warning" \
-		-c "DROP SCHEMA IF EXISTS shop CASCADE"
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -f "$work/schema.sql" >/dev/null
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst <<'SQL'
-GRANT USAGE ON SCHEMA shop TO subset_loader;
-GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA shop TO subset_loader;
-GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA shop TO subset_loader;
-SQL
-}
+fresh_dst() { subset_fresh_dst "$work/schema.sql"; }
 
 fail=0
 n=0

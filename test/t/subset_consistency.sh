@@ -78,16 +78,7 @@ config="(SELECT jsonb_agg(CASE t ->> 'name' WHEN 'shops'
 
 iterations() { psql -XAt -d subset_src -c "SELECT iterations FROM public.writer_state"; }
 
-fresh_dst() {
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -c "SET client_min_messages = warning" \
-		-c "DROP SCHEMA IF EXISTS shop CASCADE"
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -f "$work/schema.sql" >/dev/null
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst <<'SQL'
-GRANT USAGE ON SCHEMA shop TO subset_loader;
-GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA shop TO subset_loader;
-GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA shop TO subset_loader;
-SQL
-}
+fresh_dst() { subset_fresh_dst "$work/schema.sql"; }
 
 # Load as a role that may not set session_replication_role: the files' DO
 # block only warns, and every foreign key is checked.
