@@ -47,26 +47,28 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		int			chunk_bytes;
 		MemoryContext old;
 		ExwiwWriter *writer;
+		ExwiwSqlWriterOptions opts = {0};
+		ExwiwQuery	q = {0};
 
 		exwiw_check_srf_context(fcinfo, fn);
 		exwiw_require_arg(fcinfo, 0, fn, "query");
 		exwiw_require_arg(fcinfo, 1, fn, "table_name");
 		exwiw_require_arg(fcinfo, 3, fn, "format");
 		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 4, fn);
-		format = exwiw_parse_sql_format(fn, text_to_cstring(PG_GETARG_TEXT_PP(3)));
+		format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 		if (!PG_ARGISNULL(2))
 		{
 			rows_per_statement = PG_GETARG_INT32(2);
 			if (rows_per_statement <= 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s: rows_per_statement must be positive, not " INT64_FORMAT,
-								fn, rows_per_statement),
+						 errmsg("rows_per_statement must be positive, not " INT64_FORMAT,
+								rows_per_statement),
 						 errhint("Pass NULL (the default) for a single statement.")));
 			if (format != EXWIW_FORMAT_INSERT)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s: rows_per_statement applies only to format \"insert\"", fn),
+						 errmsg("rows_per_statement applies only to format \"insert\""),
 						 errdetail("A COPY block has no statements to split."),
 						 errhint("Leave rows_per_statement NULL with format \"copy\".")));
 		}
@@ -75,10 +77,14 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 		table_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
-		writer = exwiw_sql_writer_create(table_name, format, rows_per_statement);
+		opts.table_name = table_name;
+		opts.format = format;
+		opts.rows_per_statement = rows_per_statement;
+		writer = exwiw_sql_writer_create(&opts);
+		q.sql = query;
+		q.context = "exwiw_dump, reading the query";
 		exwiw_srf_start(fcinfo, funcctx,
-						exwiw_stream_open(fn, query, writer, chunk_bytes,
-										  NULL, NULL,
+						exwiw_stream_open(fn, &q, writer, chunk_bytes,
 										  funcctx->multi_call_memory_ctx));
 		MemoryContextSwitchTo(old);
 	}

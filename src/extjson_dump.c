@@ -92,10 +92,16 @@ exwiw_dump_jsonl(PG_FUNCTION_ARGS)
 		jw->oid_columns = PG_ARGISNULL(1) ? NULL :
 			DatumGetArrayTypePCopy(PG_GETARG_DATUM(1));
 		jw->omit_nulls = PG_GETARG_BOOL(2);
-		exwiw_srf_start(fcinfo, funcctx,
-						exwiw_stream_open(fn, query, (ExwiwWriter *) jw,
-										  chunk_bytes, NULL, NULL,
-										  funcctx->multi_call_memory_ctx));
+		{
+			ExwiwQuery	q = {0};
+
+			q.sql = query;
+			q.context = "exwiw_dump_jsonl, reading the query";
+			exwiw_srf_start(fcinfo, funcctx,
+							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
+											  chunk_bytes,
+											  funcctx->multi_call_memory_ctx));
+		}
 		MemoryContextSwitchTo(old);
 	}
 

@@ -27,7 +27,7 @@ exwiw_require_arg(FunctionCallInfo fcinfo, int argno, const char *funcname,
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s: argument \"%s\" must not be NULL", funcname, argname),
+				 errmsg("argument \"%s\" of %s must not be NULL", argname, funcname),
 				 errhint("Pass a value, or leave the argument out to use its default.")));
 }
 
@@ -45,8 +45,8 @@ exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno, const char *funcname)
 	if (chunk_bytes < EXWIW_MIN_CHUNK_BYTES || chunk_bytes > EXWIW_MAX_CHUNK_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: chunk_bytes must be between %d and %d, not %d",
-						funcname, EXWIW_MIN_CHUNK_BYTES, EXWIW_MAX_CHUNK_BYTES,
+				 errmsg("chunk_bytes must be between %d and %d, not %d",
+						EXWIW_MIN_CHUNK_BYTES, EXWIW_MAX_CHUNK_BYTES,
 						chunk_bytes),
 				 errdetail("A chunk holds whole rows and closes once it reaches chunk_bytes, so it never exceeds chunk_bytes plus one row."),
 				 errhint("The default, %d, suits psql and file exports.",

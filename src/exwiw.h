@@ -32,6 +32,8 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
+#include "tcop/cmdtag.h"
+#include "utils/queryenvironment.h"
 
 /* Default and limits of the chunk size, in bytes of text per chunk. */
 #define EXWIW_DEFAULT_CHUNK_BYTES	(256 * 1024)
@@ -69,6 +71,28 @@ struct ExwiwWriter
 /* Opaque streaming state, see stream.c. */
 typedef struct ExwiwStream ExwiwStream;
 
+/*
+ * The query a stream reads, and how.  sql may use parameters $1..$nargs
+ * and read the ephemeral named relations in enrs (a List of
+ * EphemeralNamedRelation).  pin_search_path: the SQL is exwiw's own, every
+ * name in it qualified; it is parsed with search_path = pg_catalog, pg_temp.
+ * error_table: the rows hold masked values, so an error raised while
+ * reading them names this table and masked_columns instead of carrying the
+ * original message.  context: the error context line.
+ */
+typedef struct ExwiwQuery
+{
+	const char *sql;
+	int			nargs;
+	Oid		   *argtypes;
+	Datum	   *values;
+	List	   *enrs;
+	bool		pin_search_path;
+	const char *error_table;
+	const char *masked_columns;
+	const char *context;
+} ExwiwQuery;
+
 /* ident.c */
 extern bool exwiw_ident_needs_quotes(const char *ident);
 extern void exwiw_append_ident(StringInfo buf, const char *ident);
@@ -77,17 +101,16 @@ extern void exwiw_append_table_name(StringInfo buf, const char *table_name);
 /* settings.c */
 extern int	exwiw_pin_output_settings(void);
 extern void exwiw_restore_settings(int nestlevel);
+extern int	exwiw_pin_search_path(void);
 
 /* query_check.c */
-extern void exwiw_check_query(const char *funcname, const char *query,
-							  SPIPlanPtr plan);
-extern void exwiw_check_column_names(const char *funcname, TupleDesc desc);
+extern void exwiw_check_statements(int nstatements);
+extern void exwiw_check_query(List *querytrees, CommandTag tag);
+extern void exwiw_check_column_names(TupleDesc desc);
 
 /* stream.c */
-extern ExwiwStream *exwiw_stream_open(const char *funcname, const char *query,
+extern ExwiwStream *exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 									  ExwiwWriter *writer, int chunk_bytes,
-									  const char *prologue,
-									  const char *epilogue,
 									  MemoryContext cxt);
 extern text *exwiw_stream_next(ExwiwStream *stream);
 extern void exwiw_stream_close(ExwiwStream *stream);
@@ -100,11 +123,27 @@ typedef enum ExwiwSqlFormat
 	EXWIW_FORMAT_COPY
 } ExwiwSqlFormat;
 
-extern ExwiwSqlFormat exwiw_parse_sql_format(const char *funcname,
-											 const char *format);
-extern ExwiwWriter *exwiw_sql_writer_create(const char *table_name,
-											ExwiwSqlFormat format,
-											int64 rows_per_statement);
+/*
+ * What a SQL writer writes.  prologue is written before the first row
+ * (and should end with a newline), epilogue after the last one, on lines of
+ * its own (without a final newline); neither when there is no row.
+ */
+typedef struct ExwiwSqlWriterOptions
+{
+	const char *table_name;
+	ExwiwSqlFormat format;
+	int64		rows_per_statement; /* 0: one statement */
+	bool		overriding_system_value;
+	const char *prologue;
+	const char *epilogue;
+} ExwiwSqlWriterOptions;
+
+/* The first line of every whole SQL file exwiw writes. */
+#define EXWIW_FILE_SCS_LINE "SET standard_conforming_strings = on;\n"
+
+extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format);
+extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
+extern const char *exwiw_subset_file_prologue(void);
 extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);
 extern void exwiw_append_copy_value(StringInfo buf, const char *s, int len);
 
@@ -124,6 +163,10 @@ extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *funcname, const char *argname);
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
 								  const char *funcname);
+
+/* file_name.c */
+extern char *exwiw_file_name(int seq, int width, const char *table,
+							 const char *ext);
 
 /* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */
 struct ExjError;

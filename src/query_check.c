@@ -18,7 +18,6 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "tcop/cmdtag.h"
-#include "utils/plancache.h"
 
 /*
  * has_row_marks_walker
@@ -42,70 +41,69 @@ has_row_marks_walker(Node *node, void *context)
 }
 
 /*
- * exwiw_check_query
- *		Error out unless plan (prepared from query) is one read-only SELECT.
- *
- * Assumes plan came from SPI_prepare_cursor() on query.  Inspects the
- * analyzed Query trees of its plan sources.
+ * exwiw_check_statements
+ *		Error out unless the query string held exactly one statement.
  */
 void
-exwiw_check_query(const char *funcname, const char *query, SPIPlanPtr plan)
+exwiw_check_statements(int nstatements)
 {
-	List	   *sources = SPI_plan_get_plan_sources(plan);
-	CachedPlanSource *src;
+	if (nstatements == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("query is empty"),
+				 errhint("Pass a SELECT statement.")));
+	if (nstatements != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("query must be a single SELECT statement"),
+				 errdetail("The query string contains %d statements.", nstatements),
+				 errhint("Remove the other statements, or export each query with a call of its own.")));
+}
+
+/*
+ * exwiw_check_query
+ *		Error out unless querytrees (the analyzed and rewritten form of one
+ *		statement whose command tag is tag) is one read-only SELECT.
+ */
+void
+exwiw_check_query(List *querytrees, CommandTag tag)
+{
 	ListCell   *lc;
 
-	if (sources == NIL)
+	if (list_length(querytrees) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: query is empty", funcname),
-				 errhint("Pass a SELECT statement.")));
-	if (list_length(sources) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: query must be a single SELECT statement", funcname),
-				 errdetail("The query string contains %d statements.",
-						   list_length(sources)),
-				 errhint("Remove the other statements, or call %s once per query.",
-						 funcname)));
-
-	src = (CachedPlanSource *) linitial(sources);
-
-	if (list_length(src->query_list) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: query must be a single SELECT statement", funcname),
+				 errmsg("query must be a single SELECT statement"),
 				 errdetail("The query was rewritten into %d statements by rules.",
-						   list_length(src->query_list))));
+						   list_length(querytrees))));
 
-	foreach(lc, src->query_list)
+	foreach(lc, querytrees)
 	{
 		Query	   *q = lfirst_node(Query, lc);
 
 		if (q->utilityStmt != NULL && IsA(q->utilityStmt, CreateTableAsStmt))
 			ereport(ERROR,
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-					 errmsg("%s: query must be a read-only SELECT, not SELECT INTO or CREATE TABLE AS",
-							funcname),
+					 errmsg("query must be a read-only SELECT, not SELECT INTO or CREATE TABLE AS"),
 					 errdetail("exwiw exports data; it never runs statements that change it."),
 					 errhint("Remove the INTO clause.")));
 		if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-					 errmsg("%s: query must be a read-only SELECT, not %s",
-							funcname, GetCommandTagName(src->commandTag)),
+					 errmsg("query must be a read-only SELECT, not %s",
+							GetCommandTagName(tag)),
 					 errdetail("exwiw exports data; it never runs statements that change it."),
 					 errhint("To export rows returned by a data-modifying statement, run it first and export the result with a SELECT.")));
 		if (q->hasModifyingCTE)
 			ereport(ERROR,
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-					 errmsg("%s: query must be read-only", funcname),
+					 errmsg("query must be read-only"),
 					 errdetail("The query contains a data-modifying statement in WITH."),
 					 errhint("Remove the INSERT, UPDATE or DELETE from the WITH clause.")));
 		if (has_row_marks_walker((Node *) q, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-					 errmsg("%s: query must be read-only", funcname),
+					 errmsg("query must be read-only"),
 					 errdetail("The query locks rows with FOR UPDATE or FOR SHARE."),
 					 errhint("Remove the locking clause; the export reads one consistent snapshot without it.")));
 	}
@@ -117,7 +115,7 @@ exwiw_check_query(const char *funcname, const char *query, SPIPlanPtr plan)
  *		or document: duplicates, and unnamed expressions ("?column?").
  */
 void
-exwiw_check_column_names(const char *funcname, TupleDesc desc)
+exwiw_check_column_names(TupleDesc desc)
 {
 	int			i,
 				j;
@@ -125,7 +123,7 @@ exwiw_check_column_names(const char *funcname, TupleDesc desc)
 	if (desc->natts == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: query returns no columns", funcname),
+				 errmsg("query returns no columns"),
 				 errhint("Select at least one column.")));
 
 	for (i = 0; i < desc->natts; i++)
@@ -135,7 +133,7 @@ exwiw_check_column_names(const char *funcname, TupleDesc desc)
 		if (strcmp(name, "?column?") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
-					 errmsg("%s: result column %d has no name", funcname, i + 1),
+					 errmsg("result column %d has no name", i + 1),
 					 errdetail("PostgreSQL named the expression \"?column?\"; the output needs a real column name."),
 					 errhint("Give the expression an alias, for example: SELECT 1 AS id.")));
 		for (j = 0; j < i; j++)
@@ -143,8 +141,8 @@ exwiw_check_column_names(const char *funcname, TupleDesc desc)
 			if (strcmp(name, NameStr(TupleDescAttr(desc, j)->attname)) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_DUPLICATE_COLUMN),
-						 errmsg("%s: column name \"%s\" appears more than once in the query result",
-								funcname, name),
+						 errmsg("column name \"%s\" appears more than once in the query result",
+								name),
 						 errdetail("Result columns %d and %d are both named \"%s\".",
 								   j + 1, i + 1, name),
 						 errhint("Alias the columns so that every name is distinct.")));

@@ -61,3 +61,20 @@ exwiw_restore_settings(int nestlevel)
 {
 	AtEOXact_GUC(true, nestlevel);
 }
+
+/*
+ * exwiw_pin_search_path
+ *		Open a GUC nest level with search_path = pg_catalog, pg_temp, for
+ *		the statements exwiw writes itself: nothing a user can create in a
+ *		schema of their own is found by name while they run.
+ *
+ * Returns the nest level for exwiw_restore_settings().
+ */
+int
+exwiw_pin_search_path(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	pin_one("search_path", "pg_catalog, pg_temp");
+	return nestlevel;
+}

@@ -57,6 +57,9 @@ typedef struct SqlWriter
 	char	   *table_name;
 	ExwiwSqlFormat format;
 	int64		rows_per_statement; /* 0: one statement */
+	bool		overriding_system_value;
+	char	   *prologue;		/* before the first row, or NULL */
+	char	   *epilogue;		/* lines after the last row, or NULL */
 	int			natts;
 	StringInfoData header;		/* "INSERT INTO t (a, b) VALUES\n" */
 	SqlColumn  *cols;
@@ -214,8 +217,12 @@ sql_writer_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
 		getTypeOutputInfo(att->atttypid, &outfunc, &isvarlena);
 		fmgr_info_cxt(outfunc, &sw->cols[i].outfn, cxt);
 	}
-	appendStringInfoString(&sw->header,
-						   sw->format == EXWIW_FORMAT_INSERT ? ") VALUES\n" : ") FROM stdin;\n");
+	if (sw->format == EXWIW_FORMAT_COPY)
+		appendStringInfoString(&sw->header, ") FROM stdin;\n");
+	else if (sw->overriding_system_value)
+		appendStringInfoString(&sw->header, ") OVERRIDING SYSTEM VALUE VALUES\n");
+	else
+		appendStringInfoString(&sw->header, ") VALUES\n");
 	MemoryContextSwitchTo(old);
 }
 
@@ -334,7 +341,10 @@ sql_writer_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
 	int			i;
 
 	slot_getallattrs(slot);
+	Assert(slot->tts_nvalid == sw->natts);
 
+	if (rowno == 0 && sw->prologue)
+		appendStringInfoString(buf, sw->prologue);
 	if (rowno == 0 ||
 		(sw->rows_per_statement > 0 && rowno % sw->rows_per_statement == 0))
 	{
@@ -393,17 +403,43 @@ sql_writer_between(ExwiwWriter *w, StringInfo buf, uint64 next_rowno)
 
 /*
  * sql_writer_finish
- *		End the output: ";" for INSERT, the "\." line for COPY.
+ *		End the output: ";" for INSERT, the "\." line for COPY; then the
+ *		epilogue's lines, if any.
  */
 static void
 sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 {
 	SqlWriter  *sw = (SqlWriter *) w;
 
+	Assert(nrows > 0);
 	if (sw->format == EXWIW_FORMAT_INSERT)
 		appendStringInfoCharMacro(buf, ';');
 	else
 		appendStringInfoString(buf, "\n\\.");
+	if (sw->epilogue)
+	{
+		appendStringInfoCharMacro(buf, '\n');
+		appendStringInfoString(buf, sw->epilogue);
+	}
+}
+
+/*
+ * exwiw_subset_file_prologue
+ *		What every file of a subset export starts with: the setting its
+ *		values rely on (a file loaded where standard_conforming_strings is
+ *		off would otherwise let a value end its string literal and run the
+ *		rest as SQL), then a block that skips foreign-key triggers for the
+ *		load where the role may.
+ */
+const char *
+exwiw_subset_file_prologue(void)
+{
+	return EXWIW_FILE_SCS_LINE
+		"DO $exwiw$ BEGIN\n"
+		"  PERFORM set_config('session_replication_role', 'replica', false);\n"
+		"EXCEPTION WHEN insufficient_privilege THEN\n"
+		"  RAISE WARNING 'exwiw: could not disable triggers for the load (%): %', SQLSTATE, SQLERRM;\n"
+		"END $exwiw$;\n";
 }
 
 /*
@@ -411,7 +447,7 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
  *		Map the user's format argument to ExwiwSqlFormat.
  */
 ExwiwSqlFormat
-exwiw_parse_sql_format(const char *funcname, const char *format)
+exwiw_parse_sql_format(const char *format)
 {
 	if (pg_strcasecmp(format, "insert") == 0)
 		return EXWIW_FORMAT_INSERT;
@@ -419,35 +455,37 @@ exwiw_parse_sql_format(const char *funcname, const char *format)
 		return EXWIW_FORMAT_COPY;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s: unknown format \"%s\"", funcname, format),
+			 errmsg("unknown format \"%s\"", format),
 			 errhint("Valid formats are \"insert\" and \"copy\".")));
 	pg_unreachable();
 }
 
 /*
  * exwiw_sql_writer_create
- *		A writer for table_name in the given format, allocated in the
- *		current memory context.  rows_per_statement <= 0 means one
- *		statement; it is ignored for COPY.
+ *		A writer as opts say, allocated in the current memory context.
+ *		rows_per_statement <= 0 means one statement; it is ignored for COPY.
  */
 ExwiwWriter *
-exwiw_sql_writer_create(const char *table_name, ExwiwSqlFormat format,
-						int64 rows_per_statement)
+exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 {
 	SqlWriter  *sw = palloc0(sizeof(SqlWriter));
 	StringInfoData probe;
 
 	/* validate the name now, before any query runs */
 	initStringInfo(&probe);
-	exwiw_append_table_name(&probe, table_name);
+	exwiw_append_table_name(&probe, opts->table_name);
 	pfree(probe.data);
 
 	sw->pub.begin = sql_writer_begin;
 	sw->pub.row = sql_writer_row;
 	sw->pub.between = sql_writer_between;
 	sw->pub.finish = sql_writer_finish;
-	sw->table_name = pstrdup(table_name);
-	sw->format = format;
-	sw->rows_per_statement = rows_per_statement > 0 ? rows_per_statement : 0;
+	sw->table_name = pstrdup(opts->table_name);
+	sw->format = opts->format;
+	sw->rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
+	sw->overriding_system_value = opts->overriding_system_value &&
+		opts->format == EXWIW_FORMAT_INSERT;
+	sw->prologue = opts->prologue ? pstrdup(opts->prologue) : NULL;
+	sw->epilogue = opts->epilogue ? pstrdup(opts->epilogue) : NULL;
 	return &sw->pub;
 }

@@ -76,7 +76,7 @@ exwiw_check_srf_context(FunctionCallInfo fcinfo, const char *funcname)
 		!(rsinfo->allowedModes & SFRM_ValuePerCall) || rsinfo->econtext == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s: set-valued function called in context that cannot accept a set",
+				 errmsg("set-valued function %s called in context that cannot accept a set",
 						funcname)));
 }
 

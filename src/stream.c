@@ -19,26 +19,50 @@
  *
  * How a chunk closes: when the row that follows a full chunk arrives, the
  * receiver finishes the full chunk (the writer's "between" text), starts the
- * other buffer with the new row, and asks the executor to stop.  A stopped
- * run looks like the end of the data to PortalRunSelect(), which marks the
- * portal atEnd; the plan itself is simply suspended after that row, so we
- * clear atEnd and the next fetch continues with the following row.
+ * other buffer with the new row, and asks the executor to stop.  The plan is
+ * then suspended after that row, and the next call's ExecutorRun() goes on
+ * with the following one.
  *
- * Safety: the query is checked to be a single read-only SELECT, opened with
+ * The executor is the stream's own, as a lazily evaluated SQL function's is
+ * (functions.c): no portal, so no cursor in pg_cursors that another command
+ * could move, close or replace.  Its resources belong to a resource owner of
+ * the stream's, a child of the transaction's, so that a subtransaction
+ * ending in between (an EXCEPTION block, ROLLBACK TO SAVEPOINT) does not
+ * take them away.  A stream opened inside a subtransaction that is then
+ * rolled back may reference objects that went with it: it is marked broken
+ * (by a subtransaction callback over a list of open streams) and refuses to
+ * go on.  Cleanup is by callbacks: the consumer's ExprContext shutdown closes
+ * the executor when it stops early, a memory-context callback takes the
+ * stream off the list, and transaction abort releases the resource owner.
+ *
+ * A held cursor (DECLARE ... WITH HOLD) works: at COMMIT its query runs
+ * again from the start into the cursor's store, which opens a new stream.
+ *
+ * Safety: the query is checked to be a single read-only SELECT, run with
  * the caller's privileges and the caller's snapshot, and executed with
  * XactReadOnly set, so volatile functions inside it cannot write either.
+ * For a query exwiw writes itself, the search_path is pinned while it is
+ * parsed and planned.  When the rows hold masked values, an error raised
+ * while reading them is replaced by one that names the table and the masked
+ * columns and carries no value.
  *
  *-------------------------------------------------------------------------
  */
 #include "exwiw.h"
 
 #include "access/xact.h"
+#include "compat.h"
+#include "executor/executor.h"
+#include "lib/ilist.h"
 #include "miscadmin.h"
+#include "nodes/params.h"
+#include "parser/parser.h"
 #include "tcop/dest.h"
-#include "tcop/pquery.h"
+#include "tcop/tcopprot.h"
+#include "tcop/utility.h"
 #include "utils/memutils.h"
-#include "utils/plancache.h"
-#include "utils/portal.h"
+#include "utils/resowner.h"
+#include "utils/snapmgr.h"
 
 /* A DestReceiver that feeds slots to a stream's writer. */
 typedef struct StreamReceiver
@@ -50,13 +74,19 @@ typedef struct StreamReceiver
 struct ExwiwStream
 {
 	const char *funcname;
+	const char *context;		/* error context line */
 	ExwiwWriter *writer;
 	MemoryContext cxt;			/* the stream's lifetime */
 	MemoryContext rowcxt;		/* reset after every row */
-	char	   *portal_name;	/* NULL once the cursor is closed */
+	QueryDesc  *qd;				/* the executor, or NULL once closed */
+	ResourceOwner owner;		/* the executor's resources */
+	SubTransactionId subid;		/* subtransaction the stream belongs to */
+	bool		broken;			/* that subtransaction was rolled back */
+	dlist_node	node;			/* in open_streams while open */
+	bool		listed;
 	int			chunk_bytes;
-	const char *prologue;		/* text before the first row, or NULL */
-	const char *epilogue;		/* line after the output, or NULL */
+	const char *error_table;	/* hide values of errors: table, or NULL */
+	const char *masked_columns;
 
 	StringInfoData bufs[2];		/* chunk buffers, used in turn */
 	int			cur;			/* buffer being filled */
@@ -65,7 +95,6 @@ struct ExwiwStream
 	bool		exhausted;		/* cursor returned its last row */
 	bool		finished;		/* last chunk returned */
 	uint64		nrows;			/* rows formatted so far */
-	uint64		portal_pos;		/* the portal's position after our fetch */
 
 	StreamReceiver receiver;
 };
@@ -100,6 +129,7 @@ chunk_reset(ExwiwStream *s, StringInfo buf)
 static text *
 chunk_text(StringInfo buf)
 {
+	Assert(buf->len > VARHDRSZ);
 	SET_VARSIZE(buf->data, buf->len);
 	return (text *) buf->data;
 }
@@ -120,14 +150,10 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 	MemoryContext old;
 
 	CHECK_FOR_INTERRUPTS();
+	Assert(!s->stopped);
 
 	old = MemoryContextSwitchTo(s->rowcxt);
-	if (s->nrows == 0)
-	{
-		if (s->prologue)
-			appendStringInfoString(buf, s->prologue);
-	}
-	else
+	if (s->nrows > 0)
 	{
 		if (s->writer->between)
 			s->writer->between(s->writer, buf, s->nrows);
@@ -173,58 +199,169 @@ stream_destroy(DestReceiver *self)
 }
 
 /*
- * open_cursor_read_only
- *		Open a cursor on plan, on the active snapshot, with XactReadOnly
- *		forced on while the executor starts.
+ * stream_error_context
+ *		Error context of a stream: what it is reading.
  */
-static Portal
-open_cursor_read_only(SPIPlanPtr plan)
+static void
+stream_error_context(void *arg)
+{
+	ExwiwStream *s = (ExwiwStream *) arg;
+
+	errcontext("%s", s->context);
+}
+
+/* Streams whose executor is open, for the subtransaction callback. */
+static dlist_head open_streams = DLIST_STATIC_INIT(open_streams);
+static bool subxact_callback_registered = false;
+
+/*
+ * stream_subxact_callback
+ *		A subtransaction ended.  Rolled back: every stream opened inside it
+ *		is broken (its query may read objects that went with it).
+ *		Committed: its streams now belong to the parent.
+ */
+static void
+stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	dlist_iter	it;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	dlist_foreach(it, &open_streams)
+	{
+		ExwiwStream *s = dlist_container(ExwiwStream, node, it.cur);
+
+		if (s->subid != mySubid)
+			continue;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+			s->broken = true;
+		else
+			s->subid = parentSubid;
+	}
+}
+
+/*
+ * stream_unlist
+ *		Take the stream off the list of open streams (idempotent).  Also
+ *		the memory-context callback of the stream's context: the list must
+ *		never point into freed memory.
+ */
+static void
+stream_unlist(void *arg)
+{
+	ExwiwStream *s = (ExwiwStream *) arg;
+
+	if (s->listed)
+		dlist_delete(&s->node);
+	s->listed = false;
+}
+
+/*
+ * make_params
+ *		The query's parameters as a ParamListInfo, or NULL.
+ */
+static ParamListInfo
+make_params(const ExwiwQuery *q)
+{
+	ParamListInfo params;
+	int			i;
+
+	if (q->nargs == 0)
+		return NULL;
+	params = makeParamList(q->nargs);
+	for (i = 0; i < q->nargs; i++)
+	{
+		params->params[i].value = q->values[i];
+		params->params[i].isnull = false;
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = q->argtypes[i];
+	}
+	return params;
+}
+
+/*
+ * start_executor
+ *		Parse, check and plan q, and start its executor on the active
+ *		snapshot, in the stream's context and under its resource owner, with
+ *		XactReadOnly forced on.  Returns the result descriptor.
+ */
+static TupleDesc
+start_executor(ExwiwStream *s, const ExwiwQuery *q)
 {
 	bool		save_read_only = XactReadOnly;
-	Portal		portal;
+	ResourceOwner save_owner = CurrentResourceOwner;
+	QueryEnvironment *env = NULL;
+	ParamListInfo params = make_params(q);
+	List	   *raw;
+	RawStmt    *rs;
+	List	   *trees;
+	PlannedStmt *stmt;
+	ListCell   *lc;
+	int			nest = -1;
 
+	if (q->enrs != NIL)
+	{
+		env = create_queryEnv();
+		foreach(lc, q->enrs)
+			register_ENR(env, (EphemeralNamedRelation) lfirst(lc));
+	}
+
+	if (q->pin_search_path)
+		nest = exwiw_pin_search_path();
+	raw = pg_parse_query(q->sql);
+	exwiw_check_statements(list_length(raw));
+	rs = linitial_node(RawStmt, raw);
+	trees = pg_analyze_and_rewrite_fixedparams(rs, q->sql, q->argtypes, q->nargs, env);
+	exwiw_check_query(trees, CreateCommandTag(rs->stmt));
+	/* the whole result (no fast-start), read once, forward */
+	stmt = pg_plan_query(linitial_node(Query, trees), q->sql, CURSOR_OPT_NO_SCROLL, params);
+	if (nest >= 0)
+		exwiw_restore_settings(nest);
+	exwiw_check_column_names(ExecCleanTypeFromTL(stmt->planTree->targetlist));
+
+	s->qd = CreateQueryDesc(stmt, q->sql, GetActiveSnapshot(), InvalidSnapshot,
+							(DestReceiver *) &s->receiver, params, env, 0);
+	CurrentResourceOwner = s->owner;
 	XactReadOnly = true;
+	PushActiveSnapshot(s->qd->snapshot);
 	PG_TRY();
 	{
-		portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+		ExecutorStart(s->qd, 0);
 	}
 	PG_FINALLY();
 	{
+		PopActiveSnapshot();
 		XactReadOnly = save_read_only;
+		CurrentResourceOwner = save_owner;
 	}
 	PG_END_TRY();
-	return portal;
+	return s->qd->tupDesc;
 }
 
 /*
  * exwiw_stream_open
- *		Check query, open a cursor on it and prepare the writer.
+ *		Check q, start an executor on it and prepare the writer.
  *
- * funcname names the SQL function in error messages.  prologue, when not
- * NULL, is written before the first row (it should end with a newline);
- * epilogue, when not NULL, is written as a last line after the writer's
- * finish.  Neither is written when the query returns no rows.  All state is
+ * funcname names the SQL function in error messages.  All state is
  * allocated in cxt, which must live as long as the stream is used.
  */
 ExwiwStream *
-exwiw_stream_open(const char *funcname, const char *query,
-				  ExwiwWriter *writer, int chunk_bytes,
-				  const char *prologue, const char *epilogue,
-				  MemoryContext cxt)
+exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
+				  ExwiwWriter *writer, int chunk_bytes, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	ExwiwStream *s = palloc0(sizeof(ExwiwStream));
-	SPIPlanPtr	plan;
-	CachedPlanSource *src;
+	MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
 	TupleDesc	desc;
-	Portal		portal;
 
 	s->funcname = funcname;
+	s->context = q->context ? pstrdup(q->context) : funcname;
 	s->writer = writer;
 	s->cxt = cxt;
 	s->chunk_bytes = chunk_bytes;
-	s->prologue = prologue ? pstrdup(prologue) : NULL;
-	s->epilogue = epilogue ? pstrdup(epilogue) : NULL;
+	s->error_table = q->error_table ? pstrdup(q->error_table) : NULL;
+	s->masked_columns = q->masked_columns ? pstrdup(q->masked_columns) : NULL;
 	s->rowcxt = AllocSetContextCreate(cxt, "exwiw row",
 									  ALLOCSET_DEFAULT_SIZES);
 	chunk_reset(s, &s->bufs[0]);
@@ -238,68 +375,168 @@ exwiw_stream_open(const char *funcname, const char *query,
 	s->receiver.pub.mydest = DestNone;
 	s->receiver.stream = s;
 
-	/*
-	 * A WITH HOLD cursor outlives its transaction, and ours cannot: at
-	 * COMMIT the portal manager may drop our cursor before it materializes
-	 * the holdable one, which would then fail the COMMIT itself.  Refuse at
-	 * once, before anything has run.
-	 */
-	if (ActivePortal != NULL && (ActivePortal->cursorOptions & CURSOR_OPT_HOLD))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s cannot run in a WITH HOLD cursor", funcname),
-				 errdetail("It reads the query through a cursor of its own, which ends with the transaction."),
-				 errhint("Declare the cursor WITHOUT HOLD and read it before COMMIT, or let psql's FETCH_COUNT do the fetching.")));
+	if (!subxact_callback_registered)
+	{
+		RegisterSubXactCallback(stream_subxact_callback, NULL);
+		subxact_callback_registered = true;
+	}
+	s->owner = ResourceOwnerCreate(TopTransactionResourceOwner, "exwiw stream");
+	s->subid = GetCurrentSubTransactionId();
+	dlist_push_head(&open_streams, &s->node);
+	s->listed = true;
+	cb->func = stream_unlist;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(cxt, cb);
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-
-	/*
-	 * Plan for the whole result (no fast-start), never scrollable: the
-	 * cursor is read once, forward.
-	 */
-	plan = SPI_prepare_cursor(query, 0, NULL, CURSOR_OPT_NO_SCROLL);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare_cursor failed: %s",
-			 SPI_result_code_string(SPI_result));
-	exwiw_check_query(funcname, query, plan);
-
-	src = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
-	if (src->resultDesc == NULL)
-		elog(ERROR, "query has no result descriptor");
-	exwiw_check_column_names(funcname, src->resultDesc);
-
-	portal = open_cursor_read_only(plan);
-	s->portal_name = MemoryContextStrdup(cxt, portal->name);
-	s->portal_pos = portal->portalPos;
-
-	MemoryContextSwitchTo(cxt);
-	desc = CreateTupleDescCopy(portal->tupDesc);
-	SPI_finish();
-
+	desc = start_executor(s, q);
 	writer->begin(writer, desc, cxt);
 	MemoryContextSwitchTo(old);
 	return s;
 }
 
 /*
- * close_cursor
- *		Drop the stream's portal if it still exists and is idle.
- *
- * Looks the portal up by name: at transaction abort the portal manager
- * drops it on its own, and a dangling pointer must never be followed.
+ * error_is_plain
+ *		Errors that say nothing about a row's values: cancel, shutdown,
+ *		lack of resources, serialization and lock failures.
+ */
+static bool
+error_is_plain(int sqlerrcode)
+{
+	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
+	{
+		case ERRCODE_OPERATOR_INTERVENTION:
+		case ERRCODE_INSUFFICIENT_RESOURCES:
+		case ERRCODE_TRANSACTION_ROLLBACK:
+		case ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE:
+		case ERRCODE_PROGRAM_LIMIT_EXCEEDED:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * run_executor
+ *		Resume the executor: rows go to the writer until a chunk is full or
+ *		the data ends.  When the rows hold masked values, an error raised
+ *		meanwhile is replaced by one that names the table and the masked
+ *		columns, and not a value.
  */
 static void
-close_cursor(ExwiwStream *s)
+run_executor(ExwiwStream *s)
 {
-	Portal		portal;
+	bool		save_read_only = XactReadOnly;
+	ResourceOwner save_owner = CurrentResourceOwner;
+	MemoryContext old = CurrentMemoryContext;
+	ErrorContextCallback errcb;
+	int			nestlevel = exwiw_pin_output_settings();
 
-	if (s->portal_name == NULL)
+	errcb.callback = stream_error_context;
+	errcb.arg = s;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	s->stopped = false;
+	CurrentResourceOwner = s->owner;
+	XactReadOnly = true;
+	PushActiveSnapshot(s->qd->snapshot);
+	PG_TRY();
+	{
+		exwiw_executor_run(s->qd, ForwardScanDirection, 0);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		PopActiveSnapshot();
+		XactReadOnly = save_read_only;
+		CurrentResourceOwner = save_owner;
+		if (s->error_table == NULL)
+			PG_RE_THROW();
+		MemoryContextSwitchTo(old);
+		ed = CopyErrorData();
+		if (error_is_plain(ed->sqlerrcode))
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ed->sqlerrcode),
+				 errmsg("could not read table \"%s\", which has masked columns",
+						s->error_table),
+				 errdetail("Computing a masked column (%s) or a filter failed; the message is withheld because it could hold a value that the mask hides.",
+						   s->masked_columns),
+				 errhint("Check the raw_sql and filter of the table's config.")));
+	}
+	PG_END_TRY();
+	PopActiveSnapshot();
+	XactReadOnly = save_read_only;
+	CurrentResourceOwner = save_owner;
+	error_context_stack = errcb.previous;
+	exwiw_restore_settings(nestlevel);
+}
+
+/*
+ * release_owner
+ *		Release and delete the stream's resource owner.  isCommit: the
+ *		executor ended normally, so nothing may be left in it (leaks are
+ *		reported) and its locks pass to the transaction.
+ */
+static void
+release_owner(ExwiwStream *s, bool isCommit)
+{
+	ResourceOwnerRelease(s->owner, RESOURCE_RELEASE_BEFORE_LOCKS, isCommit, false);
+	ResourceOwnerRelease(s->owner, RESOURCE_RELEASE_LOCKS, isCommit, false);
+	ResourceOwnerRelease(s->owner, RESOURCE_RELEASE_AFTER_LOCKS, isCommit, false);
+	ResourceOwnerDelete(s->owner);
+	s->owner = NULL;
+}
+
+/*
+ * close_executor
+ *		End the executor, if it is still open.  A broken stream's executor
+ *		is not ended (it may reference objects that are gone): its resources
+ *		are released with its owner.
+ */
+static void
+close_executor(ExwiwStream *s)
+{
+	ResourceOwner save_owner = CurrentResourceOwner;
+
+	if (s->qd == NULL)
 		return;
-	portal = GetPortalByName(s->portal_name);
-	if (PortalIsValid(portal) && portal->status == PORTAL_READY)
-		SPI_cursor_close(portal);
-	s->portal_name = NULL;
+	if (!s->broken)
+	{
+		CurrentResourceOwner = s->owner;
+		PG_TRY();
+		{
+			ExecutorFinish(s->qd);
+			ExecutorEnd(s->qd);
+		}
+		PG_FINALLY();
+		{
+			CurrentResourceOwner = save_owner;
+		}
+		PG_END_TRY();
+		FreeQueryDesc(s->qd);
+	}
+	s->qd = NULL;
+	release_owner(s, !s->broken);
+	stream_unlist(s);
+}
+
+/*
+ * check_usable
+ *		Error out when the stream cannot go on: it was opened inside a
+ *		subtransaction that has been rolled back since.
+ */
+static void
+check_usable(ExwiwStream *s)
+{
+	if (s->broken)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_CURSOR_STATE),
+				 errmsg("the export cannot go on after ROLLBACK TO SAVEPOINT"),
+				 errdetail("It was started inside the subtransaction that was rolled back, and its query may read objects that went with it."),
+				 errhint("Read the export to its end within the savepoint that started it, or start it again.")));
 }
 
 /*
@@ -319,53 +556,13 @@ exwiw_stream_next(ExwiwStream *s)
 
 	if (!s->exhausted)
 	{
-		Portal		portal = GetPortalByName(s->portal_name);
-		bool		save_read_only = XactReadOnly;
-		int			nestlevel;
-
-		if (!PortalIsValid(portal))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_CURSOR_STATE),
-					 errmsg("%s: the export's cursor is gone", s->funcname),
-					 errdetail("It was closed by the end of the transaction or subtransaction (ROLLBACK TO SAVEPOINT) that opened it."),
-					 errhint("Read the export to its end within the transaction and savepoint that started it.")));
-
-		/*
-		 * The cursor shows in pg_cursors like any other; if a FETCH or MOVE
-		 * of someone else's has moved it, rows would silently go missing.
-		 */
-		if (portal->portalPos != s->portal_pos)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_CURSOR_STATE),
-					 errmsg("%s: the export's cursor was moved by another command",
-							s->funcname),
-					 errdetail("A FETCH or MOVE on cursor \"%s\" read rows that would be missing from the export.",
-							   s->portal_name)));
-
-		nestlevel = exwiw_pin_output_settings();
-		s->stopped = false;
-		XactReadOnly = true;
-		PG_TRY();
-		{
-			(void) PortalRunFetch(portal, FETCH_FORWARD, FETCH_ALL,
-								  (DestReceiver *) &s->receiver);
-		}
-		PG_FINALLY();
-		{
-			XactReadOnly = save_read_only;
-		}
-		PG_END_TRY();
-		exwiw_restore_settings(nestlevel);
-		s->portal_pos = portal->portalPos;
-
+		check_usable(s);
+		Assert(s->qd != NULL);
+		run_executor(s);
 		if (s->stopped)
-		{
-			/* suspended after a row, not at the end: see the file header */
-			portal->atEnd = false;
 			return chunk_text(&s->bufs[s->ready]);
-		}
 		s->exhausted = true;
-		close_cursor(s);
+		close_executor(s);
 	}
 
 	/* The data is complete: finish the output in the current chunk. */
@@ -375,17 +572,12 @@ exwiw_stream_next(ExwiwStream *s)
 	buf = &s->bufs[s->cur];
 	if (s->writer->finish)
 		s->writer->finish(s->writer, buf, s->nrows);
-	if (s->epilogue)
-	{
-		appendStringInfoChar(buf, '\n');
-		appendStringInfoString(buf, s->epilogue);
-	}
 	return chunk_text(buf);
 }
 
 /*
  * exwiw_stream_close
- *		Release the cursor early (consumer stopped) or after the end.
+ *		End the executor early (consumer stopped) or after the end.
  *
  * Safe to call more than once and from an ExprContext shutdown callback.
  * The stream's memory belongs to its context and goes with it.
@@ -393,7 +585,7 @@ exwiw_stream_next(ExwiwStream *s)
 void
 exwiw_stream_close(ExwiwStream *s)
 {
-	close_cursor(s);
+	close_executor(s);
 	s->finished = true;
 }
 

@@ -1,0 +1,40 @@
+/*-------------------------------------------------------------------------
+ *
+ * file_name.c
+ *	  The name of a table's file: insert-NNN-<table>.<ext>.
+ *
+ * One function names every file exwiw writes or returns, so the SQL
+ * functions, the server-side sinks and the client agree.  NNN is the
+ * table's position in processing order, zero-padded to width digits (three,
+ * or as many as the largest number needs, so that names sort in load
+ * order).  In <table>, a "/", a NUL or another control character, and "%"
+ * itself, are written as %XX (the byte in upper-case hex), so that every
+ * name is one file in one directory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+/*
+ * exwiw_file_name
+ *		"insert-<seq>-<table>.<ext>", palloc'd.
+ */
+char *
+exwiw_file_name(int seq, int width, const char *table, const char *ext)
+{
+	StringInfoData s;
+	const unsigned char *p;
+
+	Assert(seq > 0 && width > 0);
+	initStringInfo(&s);
+	appendStringInfo(&s, "insert-%0*d-", width, seq);
+	for (p = (const unsigned char *) table; *p; p++)
+	{
+		if (*p == '/' || *p == '%' || *p < 0x20 || *p == 0x7f)
+			appendStringInfo(&s, "%%%02X", *p);
+		else
+			appendStringInfoChar(&s, (char) *p);
+	}
+	appendStringInfo(&s, ".%s", ext);
+	return s.data;
+}

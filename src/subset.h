@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset.h
+ *	  The subset export engine: config, foreign-key graph, planner.
+ *
+ * A subset export writes every row that belongs to a target (say shop 1)
+ * across many tables, closed under foreign keys, one file per table.  It is
+ * built from these files:
+ *
+ *	subset_config.c		a config document (jsonb) checked and resolved
+ *						into a SubsetConfig: tables, columns, masks, edges
+ *	subset_catalog.c	exwiw_config_from_catalog(): a config read from the
+ *						catalog's foreign keys, partitions and inheritance
+ *	subset_sensitive.c	which columns look sensitive (safe mode)
+ *	subset_order.c		the processing (file) order, as the Ruby client
+ *						computes it: rounds, cycles broken with a WARNING
+ *	subset_sql.c		SQL text that exwiw writes: qualified names,
+ *						equality operators, key tuples
+ *	subset_plan.c		which rows: seeds, paths, closure, turned into row
+ *						sets and one extraction query per table;
+ *						exwiw_plan()
+ *	subset_run.c		running a plan: privileges, locks, the snapshot
+ *						check, sets materialized as tuplestores, sequences
+ *	subset_export.c		exwiw_export(): the files, streamed
+ *
+ * A config names tables; an edge is one belongs_to: (child, parent, child
+ * columns, parent columns).  The planner turns config + target + ids into a
+ * SubsetPlan: a list of row sets (each computed once, by one query, into a
+ * tuplestore that later queries read as an ephemeral named relation) and one
+ * extraction query per table.  Nothing in a plan is read through the
+ * caller's search_path except the user's own SQL fragments ("filter",
+ * "raw_sql").
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_SUBSET_H
+#define EXWIW_SUBSET_H
+
+#include "exwiw.h"
+
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+/* Default rows per INSERT statement, as the Ruby client. */
+#define SUBSET_DEFAULT_CHUNK	10000
+
+/* One column of a table's config: exported as is, or masked. */
+typedef struct SubsetColumn
+{
+	char	   *name;
+	AttrNumber	attnum;
+	Oid			typid;
+	int32		typmod;
+	char	   *raw_sql;		/* SQL expression, or NULL */
+	char	   *replace_with;	/* template text, or NULL */
+	int			decision;		/* needs_mask_decision: -1 absent, 0, 1 */
+	bool		identity_always;	/* GENERATED ALWAYS AS IDENTITY */
+	int			cfgpos;			/* index in the config's "columns" */
+	bool		ignored;		/* "ignore": true, left out */
+} SubsetColumn;
+
+/* A piece of a replace_with template: literal text, or {column}. */
+typedef struct SubsetTemplatePart
+{
+	bool		is_ref;
+	char	   *text;
+} SubsetTemplatePart;
+
+#define SubsetColumnIsMasked(c) ((c)->raw_sql != NULL || (c)->replace_with != NULL)
+
+/* A list of columns of one table (a key, or the side of an edge). */
+typedef struct SubsetCols
+{
+	int			n;
+	char	  **names;
+	AttrNumber *attnums;
+	Oid		   *typids;
+	int32	   *typmods;
+	Oid		   *collids;
+} SubsetCols;
+
+/* One belongs_to: rows of child reference rows of parent. */
+typedef struct SubsetEdge
+{
+	int			child;			/* table indexes, config order */
+	int			parent;
+	int			pos;			/* index in the child's belongs_tos */
+	SubsetCols	fk;				/* child columns */
+	SubsetCols	ref;			/* parent columns they reference */
+	bool		broken;			/* dropped to break a cycle */
+} SubsetEdge;
+
+#define SubsetEdgeIsSelf(e) ((e)->child == (e)->parent)
+
+/* One table of the config. */
+typedef struct SubsetTable
+{
+	char	   *name;			/* as the config names it */
+	Oid			relid;
+	char		relkind;
+	char	   *nspname;
+	char	   *relname;
+	char	   *qualname;		/* "nsp"."rel", quoted for SQL */
+	SubsetCols	pk;				/* n = 0: no primary key */
+	char	   *filter;			/* SQL predicate, or NULL */
+	int			chunk;			/* rows per INSERT statement */
+	bool		ignore;
+	int			ncols;
+	SubsetColumn *cols;			/* the exported columns, config order */
+	bool		any_mask;
+} SubsetTable;
+
+/* A checked config. */
+typedef struct SubsetConfig
+{
+	int			ntables;
+	SubsetTable *tables;
+	int			nedges;
+	SubsetEdge *edges;
+} SubsetConfig;
+
+/* A row set, computed once into a tuplestore (see subset_run.c). */
+typedef struct SubsetSet
+{
+	char	   *name;			/* exwiw_s_3, exwiw_x_3, exwiw_f_3 */
+	int			table;
+	char	   *query;
+	char	   *rule;			/* what the set holds, for exwiw_plan */
+	bool		fragment;		/* query holds a user fragment */
+	List	   *deps;			/* indexes of the sets it reads */
+} SubsetSet;
+
+/* One file: a table's rows, in load order. */
+typedef struct SubsetFile
+{
+	int			table;
+	int			seq;			/* 1-based position in processing order */
+	char	   *file_name;		/* set by the caller, per format */
+	char	   *query;			/* the extraction query */
+	char	   *rule;			/* which rows, for exwiw_plan */
+	bool		fragment;
+	List	   *deps;			/* sets read */
+	/* self-referencing tables: rows ordered parents first */
+	char	   *depth_query;	/* pairs (child, parent) of row numbers */
+	bool		has_rows;		/* false: known to have no rows */
+	int			filter_set;		/* set whose rows the filter would drop, or -1 */
+	char	   *filter_query;	/* counts them, or NULL */
+} SubsetFile;
+
+/* A plan: sets in the order they are computed, files in load order. */
+typedef struct SubsetPlan
+{
+	SubsetConfig *cfg;
+	int			target;
+	int			nsets;
+	SubsetSet  *sets;
+	int			nfiles;
+	SubsetFile *files;
+	int		   *order;			/* table indexes in processing order */
+	int			norder;
+	char	   *ids_query;		/* target ids that match no row */
+} SubsetPlan;
+
+/* Where an error happened, for the error context. */
+typedef struct SubsetErrorContext
+{
+	const char *funcname;
+	const char *table;
+	const char *key;
+} SubsetErrorContext;
+
+/* subset_config.c */
+extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
+extern int	subset_config_find(SubsetConfig *cfg, const char *name);
+extern Oid	subset_resolve_name(const char *name);
+extern List *subset_template_parse(const char *tpl);
+extern void subset_config_check_masks(SubsetConfig *cfg);
+extern void subset_config_check_decided(SubsetConfig *cfg);
+
+/* subset_catalog.c: a foreign key as declared, ends mapped to roots */
+typedef struct SubsetCatalogFk
+{
+	char	   *conname;
+	Oid			child;
+	Oid			parent;
+	int			n;
+	char	  **fk;
+	char	  **ref;
+} SubsetCatalogFk;
+
+extern Oid	subset_root_relid(Oid relid);
+extern List *subset_catalog_fks(void);
+extern Oid	subset_current_schema(void);
+extern Jsonb *subset_catalog_config(Oid nspid);
+
+/* subset_sensitive.c */
+extern bool subset_column_looks_sensitive(const char *table, const char *column,
+										  Oid typid);
+
+/* subset_order.c */
+extern int *subset_processing_order(SubsetConfig *cfg, int *n);
+
+/* subset_sql.c */
+extern void subset_append_eq(StringInfo buf, const char *l, Oid ltype,
+							 const char *r, Oid rtype);
+extern void subset_append_cols(StringInfo buf, const char *alias,
+							   const SubsetCols *cols);
+extern void subset_append_match(StringInfo buf, const char *alias,
+								const SubsetCols *cols, const char *subquery,
+								const SubsetCols *subcols);
+extern void subset_append_literal(StringInfo buf, const char *s);
+extern char *subset_type_name(Oid typid, int32 typmod);
+extern char *subset_relation_sql(SubsetTable *t);
+extern void subset_check_fragment(const char *funcname, SubsetTable *t,
+								  const char *key, const char *fragment,
+								  bool is_filter);
+
+/* subset_plan.c */
+extern SubsetPlan *subset_plan_build(const char *funcname, SubsetConfig *cfg,
+									 const char *target, ArrayType *ids);
+extern char *subset_select_list(SubsetTable *t);
+extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
+
+/* subset_run.c */
+typedef struct SubsetRun SubsetRun;
+extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
+									 MemoryContext cxt);
+extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
+extern char *subset_run_epilogue(SubsetRun *run, int file);
+
+/* error context */
+extern void subset_error_context_callback(void *arg);
+
+#endif							/* EXWIW_SUBSET_H */

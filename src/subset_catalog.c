@@ -1,0 +1,514 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_catalog.c
+ *	  The foreign-key graph as the catalog has it, and
+ *	  exwiw_config_from_catalog().
+ *
+ *	  exwiw_config_from_catalog(schema name DEFAULT current_schema())
+ *		RETURNS jsonb
+ *
+ * Tables: the ordinary and partitioned tables of the schema (not
+ * partitions, not tables that belong to an extension), plus every table
+ * their foreign keys reference, transitively, in whatever schema: a load
+ * with every constraint enforced needs those rows too.
+ *
+ * Foreign keys become belongs_tos: every constraint that was declared (not
+ * the copies PostgreSQL makes on each partition), with both ends mapped to
+ * their partition root, so that a key declared on the partitioned table, on
+ * every partition or on some of them, and a key that references a
+ * partitioned table, are all one edge between two config tables.  Several
+ * keys between the same two tables stay several edges; composite keys are
+ * arrays.  Inheritance children are tables of their own: their keys are
+ * their own, and each is read with ONLY.
+ *
+ * Columns that look sensitive (subset_sensitive.c) get
+ * "needs_mask_decision": true, except key columns.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+PG_FUNCTION_INFO_V1(exwiw_config_from_catalog);
+
+/*
+ * subset_root_relid
+ *		The partition root of relid, or relid itself.
+ */
+Oid
+subset_root_relid(Oid relid)
+{
+	if (get_rel_relispartition(relid))
+		return llast_oid(get_partition_ancestors(relid));
+	return relid;
+}
+
+/*
+ * text_array_strings
+ *		The elements of a text[] datum as C strings.
+ */
+static char **
+text_array_strings(Datum d, int *n)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	char	  **out;
+	int			i;
+
+	deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, n);
+	out = palloc(sizeof(char *) * Max(*n, 1));
+	for (i = 0; i < *n; i++)
+		out[i] = TextDatumGetCString(elems[i]);
+	return out;
+}
+
+static bool
+same_names(int n, char **a, char **b)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * subset_catalog_fks
+ *		Every declared foreign key of the database, ends mapped to their
+ *		partition roots, duplicates (the same key declared on several
+ *		partitions) removed, in constraint name order.  A List of
+ *		SubsetCatalogFk, allocated in the current memory context.
+ */
+List *
+subset_catalog_fks(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	List	   *fks = NIL;
+	int			nest = exwiw_pin_search_path();
+	uint64		i;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT c.conname::pg_catalog.text, c.conrelid, c.confrelid,"
+					" ARRAY(SELECT a.attname::pg_catalog.text"
+					"       FROM pg_catalog.unnest(c.conkey) WITH ORDINALITY AS k(n, o)"
+					"       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n"
+					"       ORDER BY k.o),"
+					" ARRAY(SELECT a.attname::pg_catalog.text"
+					"       FROM pg_catalog.unnest(c.confkey) WITH ORDINALITY AS k(n, o)"
+					"       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n"
+					"       ORDER BY k.o)"
+					" FROM pg_catalog.pg_constraint c"
+					" WHERE c.contype = 'f' AND c.conparentid = 0"
+					" ORDER BY c.conname COLLATE \"C\", c.oid", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the foreign keys");
+
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		SubsetCatalogFk *fk = palloc0(sizeof(SubsetCatalogFk));
+		int			nref;
+		ListCell   *lc;
+		bool		dup = false;
+
+		CHECK_FOR_INTERRUPTS();
+		fk->conname = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
+		fk->child = subset_root_relid(DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull)));
+		fk->parent = subset_root_relid(DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull)));
+		fk->fk = text_array_strings(SPI_getbinval(tup, desc, 4, &isnull), &fk->n);
+		fk->ref = text_array_strings(SPI_getbinval(tup, desc, 5, &isnull), &nref);
+		Assert(nref == fk->n);
+		foreach(lc, fks)
+		{
+			SubsetCatalogFk *o = lfirst(lc);
+
+			if (o->child == fk->child && o->parent == fk->parent && o->n == fk->n &&
+				same_names(fk->n, o->fk, fk->fk) && same_names(fk->n, o->ref, fk->ref))
+				dup = true;
+		}
+		if (!dup)
+			fks = lappend(fks, fk);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	exwiw_restore_settings(nest);
+	return fks;
+}
+
+/*
+ * subset_current_schema
+ *		The current schema's OID (the first schema of search_path that
+ *		exists), for a NULL config.
+ */
+Oid
+subset_current_schema(void)
+{
+	List	   *path = fetch_search_path(false);
+
+	if (path == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_SCHEMA),
+				 errmsg("no schema has been selected to read the config from"),
+				 errhint("Set search_path, or pass a config.")));
+	return linitial_oid(path);
+}
+
+/*
+ * config_name
+ *		How the config names relid: bare when it is in the current schema
+ *		and a bare name finds it, else "schema.table".
+ */
+static char *
+config_name(Oid relid, Oid curnsp)
+{
+	Oid			nsp = get_rel_namespace(relid);
+
+	if (nsp == curnsp && RelationIsVisible(relid))
+		return get_rel_name(relid);
+	return psprintf("%s.%s", get_namespace_name(nsp), get_rel_name(relid));
+}
+
+/* One table of the generated config. */
+typedef struct CatTable
+{
+	Oid			relid;
+	char	   *name;
+} CatTable;
+
+static int
+cat_table_cmp(const void *a, const void *b)
+{
+	return strcmp(((const CatTable *) a)->name, ((const CatTable *) b)->name);
+}
+
+/*
+ * schema_tables
+ *		The tables of nspid that a config lists: ordinary and partitioned,
+ *		not partitions, not members of an extension.
+ */
+static List *
+schema_tables(Oid nspid)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	List	   *rels = NIL;
+	int			nest = exwiw_pin_search_path();
+	Oid			argtypes[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(nspid)};
+	uint64		i;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT c.oid FROM pg_catalog.pg_class c"
+							  " WHERE c.relnamespace = $1 AND c.relkind IN ('r', 'p')"
+							  " AND NOT c.relispartition"
+							  " AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d"
+							  "   WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  "   AND d.objid = c.oid AND d.deptype = 'e')",
+							  1, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the tables of a schema");
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		rels = lappend_oid(rels, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																SPI_tuptable->tupdesc, 1,
+																&isnull)));
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	exwiw_restore_settings(nest);
+	return rels;
+}
+
+/*
+ * primary_key_names
+ *		The primary key columns of rel, in key order; *n = 0 when none.
+ */
+static char **
+primary_key_names(Relation rel, int *n)
+{
+	Oid			pkoid = RelationGetPrimaryKeyIndex(rel);
+	Relation	idx;
+	char	  **names;
+	int			i;
+
+	*n = 0;
+	if (!OidIsValid(pkoid))
+		return NULL;
+	idx = index_open(pkoid, AccessShareLock);
+	*n = IndexRelationGetNumberOfKeyAttributes(idx);
+	names = palloc(sizeof(char *) * *n);
+	for (i = 0; i < *n; i++)
+		names[i] = get_attname(RelationGetRelid(rel), idx->rd_index->indkey.values[i], false);
+	index_close(idx, AccessShareLock);
+	return names;
+}
+
+static void
+append_json_string(StringInfo buf, const char *s)
+{
+	escape_json(buf, s);
+}
+
+/* "col" or ["a", "b"] */
+static void
+append_json_cols(StringInfo buf, int n, char **cols)
+{
+	int			i;
+
+	if (n == 1)
+	{
+		append_json_string(buf, cols[0]);
+		return;
+	}
+	appendStringInfoChar(buf, '[');
+	for (i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		append_json_string(buf, cols[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+static int
+name_index(int n, char **names, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * append_belongs_to
+ *		One belongs_to from fk: its columns in the order of the parent's
+ *		primary key when it references that, else with "references".
+ */
+static void
+append_belongs_to(StringInfo buf, SubsetCatalogFk *fk, const char *parent_name)
+{
+	Relation	prel = relation_open(fk->parent, AccessShareLock);
+	int			npk;
+	char	  **pk = primary_key_names(prel, &npk);
+	bool		is_pk = (npk == fk->n);
+	char	  **fkcols = palloc(sizeof(char *) * fk->n);
+	int			i;
+
+	relation_close(prel, AccessShareLock);
+	for (i = 0; is_pk && i < npk; i++)
+	{
+		int			j = name_index(fk->n, fk->ref, pk[i]);
+
+		if (j < 0)
+			is_pk = false;
+		else
+			fkcols[i] = fk->fk[j];
+	}
+	appendStringInfoString(buf, "{\"table_name\": ");
+	append_json_string(buf, parent_name);
+	appendStringInfoString(buf, ", \"foreign_key\": ");
+	if (is_pk)
+		append_json_cols(buf, fk->n, fkcols);
+	else
+	{
+		append_json_cols(buf, fk->n, fk->fk);
+		appendStringInfoString(buf, ", \"references\": ");
+		append_json_cols(buf, fk->n, fk->ref);
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+/*
+ * append_table
+ *		One table's config object.
+ */
+static void
+append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
+{
+	Relation	rel = relation_open(t->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			npk;
+	char	  **pk = primary_key_names(rel, &npk);
+	List	   *keycols = NIL;
+	StringInfoData notes;
+	ListCell   *lc;
+	bool		first;
+	bool		generated = false;
+	int			i;
+
+	initStringInfo(&notes);
+	appendStringInfoString(buf, "{\"name\": ");
+	append_json_string(buf, t->name);
+	appendStringInfoString(buf, ", \"primary_key\": ");
+	if (npk == 0)
+	{
+		appendStringInfoString(buf, "null");
+		appendStringInfoString(&notes, "no primary key: the table is exported through its belongs_tos or in full, and is a parent only through \"references\"");
+	}
+	else
+		append_json_cols(buf, npk, pk);
+	for (i = 0; i < npk; i++)
+		keycols = lappend(keycols, pk[i]);
+
+	appendStringInfoString(buf, ", \"belongs_tos\": [");
+	first = true;
+	foreach(lc, fks)
+	{
+		SubsetCatalogFk *fk = lfirst(lc);
+		int			j;
+
+		if (fk->child != t->relid)
+			continue;
+		for (j = 0; j < nall && all[j].relid != fk->parent; j++)
+			;
+		Assert(j < nall);
+		if (!first)
+			appendStringInfoString(buf, ", ");
+		first = false;
+		append_belongs_to(buf, fk, all[j].name);
+		for (j = 0; j < fk->n; j++)
+			keycols = lappend(keycols, fk->fk[j]);
+	}
+	appendStringInfoString(buf, "], \"columns\": [");
+	first = true;
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		iskey = false;
+
+		if (att->attisdropped)
+			continue;
+		if (att->attgenerated)
+		{
+			generated = true;
+			continue;
+		}
+		foreach(lc, keycols)
+			iskey |= (strcmp(lfirst(lc), NameStr(att->attname)) == 0);
+		if (!first)
+			appendStringInfoString(buf, ", ");
+		first = false;
+		appendStringInfoString(buf, "{\"name\": ");
+		append_json_string(buf, NameStr(att->attname));
+		if (!iskey && subset_column_looks_sensitive(RelationGetRelationName(rel),
+													 NameStr(att->attname),
+													 att->atttypid))
+			appendStringInfoString(buf, ", \"needs_mask_decision\": true");
+		appendStringInfoChar(buf, '}');
+	}
+	appendStringInfoChar(buf, ']');
+	if (generated)
+		appendStringInfo(&notes, "%sgenerated columns are left out: the load computes them",
+						 notes.len ? "; " : "");
+	if (notes.len > 0)
+	{
+		appendStringInfoString(buf, ", \"comment\": ");
+		append_json_string(buf, notes.data);
+	}
+	appendStringInfoChar(buf, '}');
+	relation_close(rel, AccessShareLock);
+}
+
+/*
+ * subset_catalog_config
+ *		The config of every table of schema nspid (and of the tables their
+ *		foreign keys reference), as jsonb.
+ */
+Jsonb *
+subset_catalog_config(Oid nspid)
+{
+	List	   *fks = subset_catalog_fks();
+	List	   *rels = schema_tables(nspid);
+	List	   *path = fetch_search_path(false);
+	Oid			curnsp;
+	CatTable   *tables;
+	int			n,
+				i;
+	bool		grew;
+	StringInfoData buf;
+	ListCell   *lc;
+
+	curnsp = path ? linitial_oid(path) : InvalidOid;
+
+	/* the tables referenced from the schema's tables, transitively */
+	do
+	{
+		grew = false;
+		foreach(lc, fks)
+		{
+			SubsetCatalogFk *fk = lfirst(lc);
+
+			if (list_member_oid(rels, fk->child) && !list_member_oid(rels, fk->parent))
+			{
+				rels = lappend_oid(rels, fk->parent);
+				grew = true;
+			}
+		}
+	} while (grew);
+
+	n = list_length(rels);
+	tables = palloc0(sizeof(CatTable) * Max(n, 1));
+	i = 0;
+	foreach(lc, rels)
+	{
+		tables[i].relid = lfirst_oid(lc);
+		tables[i].name = config_name(tables[i].relid, curnsp);
+		i++;
+	}
+	qsort(tables, n, sizeof(CatTable), cat_table_cmp);
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "{\"tables\": [");
+	for (i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (i > 0)
+			appendStringInfoString(&buf, ", ");
+		append_table(&buf, &tables[i], fks, tables, n);
+	}
+	appendStringInfoString(&buf, "]}");
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+/*
+ * exwiw_config_from_catalog
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_config_from_catalog(PG_FUNCTION_ARGS)
+{
+	char	   *schema;
+	Oid			nspid;
+
+	exwiw_require_arg(fcinfo, 0, "exwiw_config_from_catalog", "schema");
+	schema = NameStr(*PG_GETARG_NAME(0));
+	nspid = get_namespace_oid(schema, true);
+	if (!OidIsValid(nspid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_SCHEMA_NAME),
+				 errmsg("schema \"%s\" does not exist", schema)));
+	PG_RETURN_JSONB_P(subset_catalog_config(nspid));
+}

@@ -1,0 +1,620 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_run.c
+ *	  Running a subset plan: everything that happens before the first row
+ *	  of the first file is read.
+ *
+ * In order:
+ *
+ *	1. privileges: SELECT on every table, and on every sequence whose value
+ *	   a file will carry (a missing one is an error that names the GRANT);
+ *	2. locks: ACCESS SHARE on every table (and partition) before any row is
+ *	   read, as pg_dump does, honouring lock_timeout.  A concurrent TRUNCATE
+ *	   or table rewrite then waits for the export.  One that committed after
+ *	   the export's snapshot was taken but before the lock is detected (the
+ *	   table's catalog row is newer than the snapshot) and fails the export,
+ *	   rather than letting it read an emptied table;
+ *	3. a NOTICE for target ids that match no row;
+ *	4. the row sets of the plan, each computed once by its query into a
+ *	   tuplestore (which spills to disk past work_mem) and registered as an
+ *	   ephemeral named relation for the queries that read it;
+ *	5. a NOTICE for rows that a table's filter excludes but closure adds;
+ *	6. the setval lines of every file, from the source sequences;
+ *	7. for a self-referencing table, each row's depth in the exported tree,
+ *	   by Kahn's algorithm over (row, parent) pairs: linear in rows, however
+ *	   many self-references the table has.
+ *
+ * Every query runs on the caller's active snapshot: the same one for every
+ * set and every file of the export.  Queries exwiw writes are parsed with a
+ * pinned search_path; those holding a user's fragment, in the caller's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "executor/tstoreReceiver.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/queryenvironment.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+struct SubsetRun
+{
+	const char *funcname;
+	SubsetPlan *plan;
+	MemoryContext cxt;
+	EphemeralNamedRelation *enrs;	/* per set */
+	char	  **epilogues;		/* per file: setval lines, or NULL */
+	ArrayType **depths;			/* per file: row depths, or NULL */
+};
+
+/*
+ * check_select
+ *		Error out unless the user may read table t (the table, or at least
+ *		one of its columns: column privileges are checked by the queries).
+ */
+static void
+check_select(SubsetTable *t)
+{
+	Oid			user = GetUserId();
+
+	if (pg_class_aclcheck(t->relid, user, ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck_all(t->relid, user, ACL_SELECT, ACLMASK_ANY) == ACLCHECK_OK)
+		return;
+	aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(t->relkind), t->relname);
+}
+
+/*
+ * table_changed_after_snapshot
+ *		True when relid's catalog row was written by a transaction that the
+ *		active snapshot does not see: a TRUNCATE, a rewrite or another DDL
+ *		committed after the export began.
+ */
+static bool
+table_changed_after_snapshot(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	TransactionId xmin;
+	bool		changed;
+
+	if (!HeapTupleIsValid(tup))
+		return true;
+	xmin = HeapTupleHeaderGetXmin(tup->t_data);
+	changed = TransactionIdIsNormal(xmin) &&
+		!TransactionIdIsCurrentTransactionId(xmin) &&
+		XidInMVCCSnapshot(xmin, GetActiveSnapshot());
+	ReleaseSysCache(tup);
+	return changed;
+}
+
+/*
+ * lock_tables
+ *		ACCESS SHARE on every table of the export and every partition of a
+ *		partitioned one, then the snapshot check (see the file header).
+ */
+static void
+lock_tables(SubsetRun *run)
+{
+	SubsetConfig *cfg = run->plan->cfg;
+	int			i;
+
+	for (i = 0; i < run->plan->nfiles; i++)
+	{
+		SubsetTable *t = &cfg->tables[run->plan->files[i].table];
+		List	   *rels;
+		ListCell   *lc;
+
+		CHECK_FOR_INTERRUPTS();
+		check_select(t);
+		LockRelationOid(t->relid, AccessShareLock);
+		if (t->relkind == RELKIND_PARTITIONED_TABLE)
+			rels = find_all_inheritors(t->relid, AccessShareLock, NULL);
+		else
+			rels = list_make1_oid(t->relid);
+		foreach(lc, rels)
+			if (table_changed_after_snapshot(lfirst_oid(lc)))
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("table \"%s\" was changed after the export's snapshot was taken",
+								get_rel_name(lfirst_oid(lc))),
+						 errdetail("A concurrent transaction truncated, rewrote or altered it; reading it now could miss rows."),
+						 errhint("Run the export again.")));
+	}
+}
+
+/*
+ * enr_list
+ *		The ephemeral relations of the sets in deps.
+ */
+static List *
+enr_list(SubsetRun *run, List *deps)
+{
+	List	   *enrs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, deps)
+	{
+		Assert(run->enrs[lfirst_int(lc)] != NULL);
+		enrs = lappend(enrs, run->enrs[lfirst_int(lc)]);
+	}
+	return enrs;
+}
+
+/*
+ * compute_set
+ *		Run the query of set i into a tuplestore and register it.  Assumes
+ *		an SPI connection in which the sets it reads are registered.
+ */
+static void
+compute_set(SubsetRun *run, int i)
+{
+	SubsetSet  *set = &run->plan->sets[i];
+	MemoryContext old;
+	SPIPlanPtr	plan;
+	CachedPlanSource *src;
+	Tuplestorestate *ts;
+	DestReceiver *dest;
+	SPIExecuteOptions opts;
+	EphemeralNamedRelation enr;
+	int			nest = -1;
+	int			ret;
+
+	if (!set->fragment)
+		nest = exwiw_pin_search_path();
+	plan = SPI_prepare(set->query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the query of set %s: %s", set->name,
+			 SPI_result_code_string(SPI_result));
+	src = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
+
+	old = MemoryContextSwitchTo(run->cxt);
+	ts = tuplestore_begin_heap(false, false, work_mem);
+	dest = CreateDestReceiver(DestTuplestore);
+	SetTuplestoreDestReceiverParams(dest, ts, run->cxt, false, NULL, NULL);
+	enr = palloc0(sizeof(EphemeralNamedRelationData));
+	enr->md.name = pstrdup(set->name);
+	enr->md.reliddesc = InvalidOid;
+	enr->md.tupdesc = CreateTupleDescCopy(src->resultDesc);
+	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+	enr->reldata = ts;
+	MemoryContextSwitchTo(old);
+
+	memset(&opts, 0, sizeof(opts));
+	opts.read_only = true;
+	opts.dest = dest;
+	ret = SPI_execute_plan_extended(plan, &opts);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not compute set %s: %s", set->name,
+			 SPI_result_code_string(ret));
+	if (nest >= 0)
+		exwiw_restore_settings(nest);
+	SPI_freeplan(plan);
+
+	enr->md.enrtuples = tuplestore_tuple_count(ts);
+	old = MemoryContextSwitchTo(run->cxt);
+	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
+		elog(ERROR, "could not register set %s", set->name);
+	MemoryContextSwitchTo(old);
+	run->enrs[i] = enr;
+}
+
+/*
+ * notice_unmatched_ids
+ *		NOTICE naming the target ids that match no row.
+ */
+static void
+notice_unmatched_ids(SubsetRun *run)
+{
+	SubsetPlan *plan = run->plan;
+	StringInfoData ids;
+	int			nest;
+	uint64		i;
+
+	if (plan->ids_query == NULL)
+		return;
+	nest = exwiw_pin_search_path();
+	if (SPI_execute(plan->ids_query, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not check the target ids");
+	exwiw_restore_settings(nest);
+	if (SPI_processed == 0)
+		return;
+	initStringInfo(&ids);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		int			k;
+
+		if (i > 0)
+			appendStringInfoString(&ids, ", ");
+		if (SPI_tuptable->tupdesc->natts > 1)
+			appendStringInfoChar(&ids, '(');
+		for (k = 1; k <= SPI_tuptable->tupdesc->natts; k++)
+			appendStringInfo(&ids, "%s%s", k > 1 ? ", " : "",
+							 SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k));
+		if (SPI_tuptable->tupdesc->natts > 1)
+			appendStringInfoChar(&ids, ')');
+	}
+	ereport(NOTICE,
+			(errmsg_plural("%d target id matches no row of table \"%s\": %s",
+						   "%d target ids match no row of table \"%s\": %s",
+						   (int) SPI_processed, (int) SPI_processed,
+						   plan->cfg->tables[plan->target].name, ids.data)));
+}
+
+/*
+ * notice_filtered
+ *		NOTICE for each table whose filter excludes rows that closure adds
+ *		anyway (exported rows reference them, so the load needs them).
+ */
+static void
+notice_filtered(SubsetRun *run)
+{
+	SubsetPlan *plan = run->plan;
+	int			i;
+
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+		bool		isnull;
+		int64		n;
+
+		if (f->filter_query == NULL)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		/* the sets are registered in this connection (compute_set) */
+		if (SPI_execute(f->filter_query, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not count the rows a filter excludes");
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (n > 0)
+			ereport(NOTICE,
+					(errmsg_plural("%lld row of table \"%s\" is exported although its filter excludes it",
+								   "%lld rows of table \"%s\" are exported although its filter excludes them",
+								   n, (long long) n, plan->cfg->tables[f->table].name),
+					 errdetail("Exported rows of other tables reference them: without them the files would not load.")));
+	}
+}
+
+/*
+ * file_epilogue
+ *		The setval lines of a file: one per sequence that a written
+ *		column's default draws from (serial, identity, or any DEFAULT
+ *		nextval('seq')), in column order, with the source sequence's own
+ *		state.  NULL when there is none.
+ */
+static char *
+file_epilogue(SubsetRun *run, SubsetFile *f)
+{
+	SubsetTable *t = &run->plan->cfg->tables[f->table];
+	Oid			argtypes[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(t->relid)};
+	StringInfoData out;
+	List	   *done = NIL;
+	int			nest = exwiw_pin_search_path();
+	SPITupleTable *seqs;
+	uint64		nseqs;
+	int			c;
+
+	if (SPI_execute_with_args("SELECT d.refobjid, ad.adnum FROM pg_catalog.pg_attrdef ad"
+							  " JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass"
+							  "  AND d.objid = ad.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  " JOIN pg_catalog.pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'"
+							  " WHERE ad.adrelid = $1"
+							  " UNION"
+							  " SELECT d.objid, d.refobjsubid FROM pg_catalog.pg_depend d"
+							  " JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'"
+							  " WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  "  AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  "  AND d.refobjid = $1 AND d.refobjsubid > 0 AND d.deptype IN ('a', 'i')"
+							  " ORDER BY 2, 1",
+							  1, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the sequences of table \"%s\"", t->name);
+	seqs = SPI_tuptable;
+	nseqs = SPI_processed;
+
+	initStringInfo(&out);
+	for (c = 0; c < t->ncols; c++)
+	{
+		uint64		i;
+
+		for (i = 0; i < nseqs; i++)
+		{
+			bool		isnull;
+			Oid			seq = DatumGetObjectId(SPI_getbinval(seqs->vals[i], seqs->tupdesc, 1, &isnull));
+			int16		attnum = DatumGetInt16(SPI_getbinval(seqs->vals[i], seqs->tupdesc, 2, &isnull));
+			char	   *qname;
+			char	   *lit;
+			StringInfoData q;
+			bool		called;
+			char	   *last;
+
+			if (attnum != t->cols[c].attnum || list_member_oid(done, seq))
+				continue;
+			done = lappend_oid(done, seq);
+			qname = quote_qualified_identifier(get_namespace_name(get_rel_namespace(seq)),
+											   get_rel_name(seq));
+			if (pg_class_aclcheck(seq, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("permission denied for sequence %s", qname),
+						 errdetail("The file of table \"%s\" sets the sequence that column \"%s\" draws from to its current value, so that ids made later in the development database do not collide.",
+								   t->name, t->cols[c].name),
+						 errhint("GRANT SELECT ON SEQUENCE %s TO %s;", qname,
+								 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+			initStringInfo(&q);
+			appendStringInfo(&q, "SELECT last_value::pg_catalog.text, is_called FROM %s", qname);
+			if (SPI_execute(q.data, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+				elog(ERROR, "could not read sequence %s", qname);
+			last = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+			called = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+
+			/* the name as a string literal: ' doubled, nothing else escaped */
+			initStringInfo(&q);
+			exwiw_append_insert_value(&q, qname, strlen(qname));
+			lit = q.data;
+			if (out.len > 0)
+				appendStringInfoChar(&out, '\n');
+			appendStringInfo(&out, "SELECT pg_catalog.setval(%s, %s, %s);",
+							 lit, last, called ? "true" : "false");
+		}
+	}
+	exwiw_restore_settings(nest);
+	return out.len > 0 ? out.data : NULL;
+}
+
+/*
+ * file_depths
+ *		Depth of every row of a self-referencing table's file in its
+ *		exported tree: 0 for a row whose parents are not exported, else one
+ *		more than its deepest parent; -1 for rows in (or below) a cycle of
+ *		their own, which come first.  Kahn's algorithm over the (row,
+ *		parent) pairs of f->depth_query, rows numbered 1..n by key.
+ *		Returns an int4[] indexed by row number.
+ */
+static ArrayType *
+file_depths(SubsetRun *run, SubsetFile *f, int fset)
+{
+	int64		n = tuplestore_tuple_count((Tuplestorestate *) run->enrs[fset]->reldata);
+	int		   *indeg;
+	int		   *depth;
+	int		   *queue;
+	int64	   *head;			/* first pair of each parent, CSR */
+	int		   *child;
+	int		   *pc = NULL;		/* pairs: child, parent */
+	int		   *pp = NULL;
+	int64		npairs = 0;
+	int64		cap = 0;
+	int64		i,
+				qh = 0,
+				qt = 0;
+	Portal		cur;
+	SPIPlanPtr	plan;
+	Datum	   *elems;
+	ArrayType  *result;
+	int			nest = exwiw_pin_search_path();
+
+	if (n >= PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("table \"%s\" has too many rows to order by depth",
+						run->plan->cfg->tables[f->table].name)));
+	SPI_register_relation(run->enrs[fset]);
+	plan = SPI_prepare(f->depth_query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the depth query");
+	cur = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	for (;;)
+	{
+		uint64		j;
+
+		CHECK_FOR_INTERRUPTS();
+		SPI_cursor_fetch(cur, true, 10000);
+		if (SPI_processed == 0)
+			break;
+		for (j = 0; j < SPI_processed; j++)
+		{
+			bool		n1,
+						n2;
+
+			if (npairs == cap)
+			{
+				cap = Max(1024, cap * 2);
+				pc = pc ? repalloc_huge(pc, sizeof(int) * cap) : palloc_extended(sizeof(int) * cap, MCXT_ALLOC_HUGE);
+				pp = pp ? repalloc_huge(pp, sizeof(int) * cap) : palloc_extended(sizeof(int) * cap, MCXT_ALLOC_HUGE);
+			}
+			pc[npairs] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &n1));
+			pp[npairs] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &n2));
+			Assert(pc[npairs] >= 1 && pc[npairs] <= n && pp[npairs] >= 1 && pp[npairs] <= n);
+			npairs++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(cur);
+	SPI_freeplan(plan);
+	exwiw_restore_settings(nest);
+
+	indeg = palloc_extended(sizeof(int) * (n + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	depth = palloc_extended(sizeof(int) * (n + 1), MCXT_ALLOC_HUGE);
+	queue = palloc_extended(sizeof(int) * (n + 1), MCXT_ALLOC_HUGE);
+	head = palloc_extended(sizeof(int64) * (n + 2), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	child = palloc_extended(sizeof(int) * Max(npairs, 1), MCXT_ALLOC_HUGE);
+
+	/* children of each parent, compressed: head[p] .. head[p + 1] */
+	for (i = 0; i < npairs; i++)
+	{
+		head[pp[i] + 1]++;
+		indeg[pc[i]]++;
+	}
+	for (i = 1; i <= n + 1; i++)
+		head[i] += head[i - 1];
+	{
+		int64	   *fill = palloc_extended(sizeof(int64) * (n + 1), MCXT_ALLOC_HUGE);
+
+		memcpy(fill, head, sizeof(int64) * (n + 1));
+		for (i = 0; i < npairs; i++)
+			child[fill[pp[i]]++] = pc[i];
+		pfree(fill);
+	}
+
+	for (i = 1; i <= n; i++)
+	{
+		depth[i] = -1;
+		if (indeg[i] == 0)
+		{
+			depth[i] = 0;
+			queue[qt++] = (int) i;
+		}
+	}
+	while (qh < qt)
+	{
+		int			p = queue[qh++];
+		int64		k;
+
+		if ((qh & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (k = head[p]; k < head[p + 1]; k++)
+		{
+			int			c = child[k];
+
+			if (depth[c] < depth[p] + 1)
+				depth[c] = depth[p] + 1;
+			if (--indeg[c] == 0)
+				queue[qt++] = c;
+		}
+	}
+	/* rows never freed of their parents sit in or below a cycle */
+	for (i = 1; i <= n; i++)
+		if (indeg[i] > 0)
+			depth[i] = -1;
+
+	elems = palloc_extended(sizeof(Datum) * Max(n, 1), MCXT_ALLOC_HUGE);
+	for (i = 0; i < n; i++)
+		elems[i] = Int32GetDatum(depth[i + 1]);
+	result = construct_array(elems, (int) n, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+
+	pfree(indeg);
+	pfree(depth);
+	pfree(queue);
+	pfree(head);
+	pfree(child);
+	pfree(elems);
+	if (pc)
+	{
+		pfree(pc);
+		pfree(pp);
+	}
+	return result;
+}
+
+/*
+ * subset_run_prepare
+ *		Steps 1 to 7 of the file header.  Everything the export streams
+ *		later is kept in cxt.
+ */
+SubsetRun *
+subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	SubsetRun  *run = palloc0(sizeof(SubsetRun));
+	int			i;
+
+	run->funcname = funcname;
+	run->plan = plan;
+	run->cxt = cxt;
+	run->enrs = palloc0(sizeof(EphemeralNamedRelation) * Max(plan->nsets, 1));
+	run->epilogues = palloc0(sizeof(char *) * Max(plan->nfiles, 1));
+	run->depths = palloc0(sizeof(ArrayType *) * Max(plan->nfiles, 1));
+	MemoryContextSwitchTo(old);
+
+	lock_tables(run);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	notice_unmatched_ids(run);
+	for (i = 0; i < plan->nsets; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		compute_set(run, i);
+	}
+	notice_filtered(run);
+	SPI_finish();
+
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+		char	   *epi;
+		ArrayType  *depths = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		epi = file_epilogue(run, f);
+		if (f->depth_query)
+			depths = file_depths(run, f, linitial_int(f->deps));
+		old = MemoryContextSwitchTo(cxt);
+		run->epilogues[i] = epi ? pstrdup(epi) : NULL;
+		if (depths)
+			run->depths[i] = DatumGetArrayTypePCopy(PointerGetDatum(depths));
+		MemoryContextSwitchTo(old);
+		SPI_finish();
+	}
+	return run;
+}
+
+/*
+ * subset_run_file_query
+ *		The stream query of file i: its SQL, the sets it reads, its
+ *		parameter, and whether a user's fragment is in it.
+ */
+void
+subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
+{
+	SubsetFile *f = &run->plan->files[i];
+	SubsetTable *t = &run->plan->cfg->tables[f->table];
+
+	memset(q, 0, sizeof(*q));
+	q->sql = f->query;
+	q->enrs = enr_list(run, f->deps);
+	q->pin_search_path = !f->fragment;
+	if (run->depths[i])
+	{
+		q->nargs = 1;
+		q->argtypes = palloc(sizeof(Oid));
+		q->argtypes[0] = INT4ARRAYOID;
+		q->values = palloc(sizeof(Datum));
+		q->values[0] = PointerGetDatum(run->depths[i]);
+	}
+	if (t->any_mask)
+	{
+		StringInfoData cols;
+		int			c;
+
+		initStringInfo(&cols);
+		for (c = 0; c < t->ncols; c++)
+			if (SubsetColumnIsMasked(&t->cols[c]))
+				appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", t->cols[c].name);
+		q->error_table = t->name;
+		q->masked_columns = cols.data;
+	}
+	q->context = psprintf("%s, table \"%s\", file %s", run->funcname, t->name,
+						  f->file_name);
+}
+
+/*
+ * subset_run_epilogue
+ *		The setval lines of file i, or NULL.
+ */
+char *
+subset_run_epilogue(SubsetRun *run, int i)
+{
+	return run->epilogues[i];
+}
