@@ -399,7 +399,8 @@ ids_arrays(Planner *pl, SubsetTable *t, ArrayType *ids, int *nids)
 
 /*
  * ids_subquery
- *		"SELECT * FROM pg_catalog.unnest(<arrays>)": the ids as rows.
+ *		"SELECT * FROM ROWS FROM (pg_catalog.unnest(<array>), ...)": the ids
+ *		as rows, one column per key column.
  */
 static char *
 ids_subquery(char **lits, int nk)
@@ -408,9 +409,9 @@ ids_subquery(char **lits, int nk)
 	int			k;
 
 	initStringInfo(&s);
-	appendStringInfoString(&s, "SELECT * FROM pg_catalog.unnest(");
+	appendStringInfoString(&s, "SELECT * FROM ROWS FROM (");
 	for (k = 0; k < nk; k++)
-		appendStringInfo(&s, "%s%s", k ? ", " : "", lits[k]);
+		appendStringInfo(&s, "%spg_catalog.unnest(%s)", k ? ", " : "", lits[k]);
 	appendStringInfoChar(&s, ')');
 	return s.data;
 }

@@ -32,12 +32,13 @@ subset_load_files() {
 	local dir=$1
 	shift
 	local f
-	for f in $(cd "$dir" && ls | sort); do
-		psql -X -q -v ON_ERROR_STOP=1 "$@" -f "$dir/$f" || {
+	# names may hold spaces: read them NUL-separated, in name order
+	while IFS= read -r -d '' f; do
+		psql -X -q -v ON_ERROR_STOP=1 "$@" -f "$dir/$f" >/dev/null || {
 			echo "load failed at $f" >&2
 			return 1
 		}
-	done
+	done < <(cd "$dir" && find . -maxdepth 1 -type f -printf '%P\0' | LC_ALL=C sort -z)
 }
 
 subset_make_databases() {
