@@ -302,6 +302,7 @@ ids_arrays(Planner *pl, SubsetTable *t, ArrayType *ids, int *nids)
 	FmgrInfo   *in = palloc(sizeof(FmgrInfo) * nk);
 	FmgrInfo   *out = palloc(sizeof(FmgrInfo) * nk);
 	Oid		   *ioparam = palloc(sizeof(Oid) * nk);
+	MemoryContext cxt = CurrentMemoryContext;
 
 	deconstruct_array(ids, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
 	if (nelems == 0)
@@ -354,6 +355,7 @@ ids_arrays(Planner *pl, SubsetTable *t, ArrayType *ids, int *nids)
 			{
 				ErrorData  *ed;
 
+				MemoryContextSwitchTo(cxt);
 				ed = CopyErrorData();
 				FlushErrorState();
 				ereport(ERROR,
@@ -1125,6 +1127,18 @@ find_target(SubsetConfig *cfg, const char *target)
 }
 
 /*
+ * plan_error_context
+ *		Error context while planning: the function and the target.
+ */
+static void
+plan_error_context(void *arg)
+{
+	SubsetErrorContext *e = (SubsetErrorContext *) arg;
+
+	errcontext("%s, planning the export of target table \"%s\"", e->funcname, e->table);
+}
+
+/*
  * subset_plan_build
  *		Plan the export of the rows of target with primary keys ids.
  */
@@ -1139,6 +1153,14 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 				nids;
 	char	  **idlits;
 	SubsetTable *tt;
+	SubsetErrorContext ectx = {funcname, NULL, NULL};
+	ErrorContextCallback errcb;
+
+	errcb.callback = plan_error_context;
+	errcb.arg = &ectx;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	ectx.table = target;
 
 	memset(&pl, 0, sizeof(pl));
 	pl.funcname = funcname;
@@ -1217,6 +1239,7 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 		appendStringInfoString(&q, ")");
 		plan->ids_query = nids > 0 ? q.data : NULL;
 	}
+	error_context_stack = errcb.previous;
 	return plan;
 }
 
