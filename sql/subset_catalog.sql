@@ -1,7 +1,7 @@
 --
 -- exwiw_config_from_catalog: a config for every table of a schema
 --
-\set SHOW_CONTEXT never
+
 \i test/subset/fixture.sql
 
 -- one line per table: name, primary key, belongs_tos, columns, comment

@@ -1,7 +1,7 @@
 --
 -- Config validation: every error names the table and the key
 --
-\set SHOW_CONTEXT never
+
 \i test/subset/fixture.sql
 CREATE TABLE gen_t (id int PRIMARY KEY, a int, b int GENERATED ALWAYS AS (a * 2) STORED);
 
@@ -60,3 +60,24 @@ SELECT * FROM exwiw_export('shops', '{1}', '[{"name": "shops", "primary_key": "i
 SELECT seq, table_name, query FROM exwiw_plan('shops', '{1}',
 	'[{"name": "shops", "primary_key": "id", "comment": "the tenant", "filter": null, "bulk_insert_chunk_size": null},
 	  {"name": "announcements", "primary_key": "id", "ignore": true}]');
+
+-- user fragments must be one SQL expression each: a filter cannot close
+-- its parentheses and widen the selection, nor hide a second statement
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "true) OR (true"}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "true; DROP TABLE shop.shops"}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "true FROM shop.users"}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "true AS x"}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "/* open"}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "columns": [{"name": "id"}, {"name": "name", "raw_sql": "1, 2"}]}]');
+-- a trailing comment is fine: the fragment is on lines of its own
+SELECT query FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "id > 0 -- positive"}]') WHERE seq = 1;
+SELECT count(*) FROM exwiw_export('shops', '{1}', '[{"name": "shops", "primary_key": "id", "filter": "id > 0 -- positive"}]');
+-- keys: composite, references
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": []}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": ["id", "id"]}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": ["shop_id", "id"]}]}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": "shop_id", "references": "nope"}]}]');
+-- belongs_to and column keys of the Ruby client: ignore, ignore_type
+SELECT seq, table_name, rule FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": "shop_id", "ignore": true, "ignore_type": "cross_database"}], "columns": [{"name": "id"}, {"name": "email", "ignore": true}]}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "columns": [{"name": "id", "ignore": true}, {"name": "name", "ignore": true}]}]');
+SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "columns": [{"name": "id", "needs_mask_decision": "no"}]}]');

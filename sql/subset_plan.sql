@@ -1,7 +1,7 @@
 --
 -- exwiw_plan: processing order, row selection rules, cycles, NOTICEs
 --
-\set SHOW_CONTEXT never
+
 \i test/subset/fixture.sql
 
 -- The fixture, shop 1: parents first, ties by name.  The NOTICE names the

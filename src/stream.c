@@ -353,6 +353,7 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	ExwiwStream *s = palloc0(sizeof(ExwiwStream));
 	MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
+	ErrorContextCallback errcb;
 	TupleDesc	desc;
 
 	s->funcname = funcname;
@@ -388,7 +389,12 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 	cb->arg = s;
 	MemoryContextRegisterResetCallback(cxt, cb);
 
+	errcb.callback = stream_error_context;
+	errcb.arg = s;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
 	desc = start_executor(s, q);
+	error_context_stack = errcb.previous;
 	writer->begin(writer, desc, cxt);
 	MemoryContextSwitchTo(old);
 	return s;

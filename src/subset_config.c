@@ -389,7 +389,9 @@ parse_cols(ConfigParse *p, SubsetTable *t, JsonbValue *v, const char *keypath,
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("key \"%s\" of table \"%s\" names column \"%s\", which does not exist",
-							keypath, t->name, out->names[i])));
+							keypath, p->ectx.table, out->names[i]),
+					 strcmp(p->ectx.table, t->name) != 0 ?
+					 errdetail("Table \"%s\" has no such column.", t->name) : 0));
 		for (j = 0; j < i; j++)
 			if (strcmp(out->names[j], out->names[i]) == 0)
 				ereport(ERROR,
@@ -767,6 +769,7 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 	parse_cols(p, t, v, "primary_key", &t->pk);
 
 	t->filter = get_string(p, tv, "filter", "filter", true);
+	p->ectx.key = "filter";
 	if (t->filter)
 		subset_check_fragment(p->funcname, t, "filter", t->filter, true);
 	t->chunk = parse_chunk(p, json_get(tv, "bulk_insert_chunk_size"));
@@ -864,11 +867,11 @@ parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv,
 		}
 		if (e->ref.n != e->fk.n)
 		{
-			p->ectx.key = key;
+			p->ectx.key = psprintf("belongs_tos[%d].foreign_key", i);
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_FOREIGN_KEY),
-					 errmsg("belongs_to %d of table \"%s\" has %d foreign key columns for %d columns of \"%s\"",
-							i, t->name, e->fk.n, e->ref.n, pname)));
+					 errmsg("key \"%s\" of table \"%s\" names %d columns, but the columns it references in \"%s\" are %d",
+							p->ectx.key, t->name, e->fk.n, pname, e->ref.n)));
 		}
 		if (pt->ignore && !t->ignore)
 		{

@@ -714,8 +714,10 @@ plan_closure(Planner *pl)
 											g->subcols);
 					}
 				}
+				/* the keys come out with the types of the key, or of the foreign keys */
 				subset_append_match(&cond, alias, &t->pk, keys.data,
-									list_length(groups) == 1 ?
+									list_length(groups) == 1 &&
+									cols_equal(((ClosureGroup *) linitial(groups))->ref, &t->pk) ?
 									((ClosureGroup *) linitial(groups))->subcols : &t->pk);
 			}
 			else

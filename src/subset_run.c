@@ -515,6 +515,36 @@ file_depths(SubsetRun *run, SubsetFile *f, int fset)
 	return result;
 }
 
+/* What the preparation is doing, for the error context. */
+typedef struct RunErrorContext
+{
+	SubsetRun  *run;
+	int			set;			/* set being computed, or -1 */
+	int			file;			/* file being prepared, or -1 */
+} RunErrorContext;
+
+/*
+ * run_error_context
+ *		Error context of the preparation: the set or file at hand.
+ */
+static void
+run_error_context(void *arg)
+{
+	RunErrorContext *e = (RunErrorContext *) arg;
+	SubsetPlan *plan;
+
+	if (e->run == NULL)
+		return;
+	plan = e->run->plan;
+	if (e->set >= 0)
+		errcontext("%s, computing row set %s of table \"%s\"", e->run->funcname,
+				   plan->sets[e->set].name, plan->cfg->tables[plan->sets[e->set].table].name);
+	else if (e->file >= 0)
+		errcontext("%s, preparing file %s", e->run->funcname, plan->files[e->file].file_name);
+	else
+		errcontext("%s, preparing the export", e->run->funcname);
+}
+
 /*
  * subset_run_prepare
  *		Steps 1 to 7 of the file header.  Everything the export streams
@@ -525,6 +555,8 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	SubsetRun  *run = palloc0(sizeof(SubsetRun));
+	RunErrorContext ectx = {NULL, -1, -1};
+	ErrorContextCallback errcb;
 	int			i;
 
 	run->funcname = funcname;
@@ -535,6 +567,12 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	run->depths = palloc0(sizeof(ArrayType *) * Max(plan->nfiles, 1));
 	MemoryContextSwitchTo(old);
 
+	errcb.callback = run_error_context;
+	errcb.arg = &ectx;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	ectx.run = run;
+
 	lock_tables(run);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -543,8 +581,10 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	for (i = 0; i < plan->nsets; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
+		ectx.set = i;
 		compute_set(run, i);
 	}
+	ectx.set = -1;
 	notice_filtered(run);
 	SPI_finish();
 
@@ -555,6 +595,7 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 		ArrayType  *depths = NULL;
 
 		CHECK_FOR_INTERRUPTS();
+		ectx.file = i;
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		epi = file_epilogue(run, f);
@@ -567,6 +608,7 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 		MemoryContextSwitchTo(old);
 		SPI_finish();
 	}
+	error_context_stack = errcb.previous;
 	return run;
 }
 
