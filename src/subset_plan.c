@@ -1049,10 +1049,14 @@ plan_files(Planner *pl)
 		}
 		f->query = q.data;
 
-		/* rows the filter would have dropped: those only closure added */
-		if (t->filter && pl->xset[ti] >= 0 && t->pk.n > 0)
+		/*
+		 * Rows the filter would have dropped: those that closure added (and,
+		 * in a self-referencing table, the ancestors it added).
+		 */
+		if (t->filter && t->pk.n > 0 &&
+			(pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti]) >= 0)
 		{
-			SubsetSet  *xs = set_at(pl, pl->xset[ti]);
+			SubsetSet  *xs = set_at(pl, pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti]);
 			StringInfoData sub;
 			StringInfoData c;
 
@@ -1064,7 +1068,7 @@ plan_files(Planner *pl)
 			appendStringInfo(&c, "SELECT pg_catalog.count(*) FROM %s WHERE ", relsql);
 			subset_append_match(&c, alias, &t->pk, sub.data, &t->pk);
 			appendStringInfo(&c, " AND NOT COALESCE((\n%s\n), false)", t->filter);
-			f->filter_set = pl->xset[ti];
+			f->filter_set = pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti];
 			f->filter_query = c.data;
 		}
 	}

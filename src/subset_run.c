@@ -280,7 +280,7 @@ notice_filtered(SubsetRun *run)
 					(errmsg_plural("%lld row of table \"%s\" is exported although its filter excludes it",
 								   "%lld rows of table \"%s\" are exported although its filter excludes them",
 								   n, (long long) n, plan->cfg->tables[f->table].name),
-					 errdetail("Exported rows of other tables reference them: without them the files would not load.")));
+					 errdetail("Other exported rows reference them, and the files would not load without them.")));
 	}
 }
 
