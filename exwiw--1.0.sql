@@ -91,6 +91,19 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION exwiw_plan(text, text[], jsonb) IS
 'The subset export plan: the row sets computed once (exwiw_s/x/f_N), then one extraction query per file in processing order; a NULL config means exwiw_config_from_catalog()';
 
+CREATE FUNCTION exwiw_explain(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	actual boolean DEFAULT false)
+RETURNS TABLE(seq integer, table_name text, file_name text,
+			  estimated_rows double precision, indexes text[], plan text)
+AS 'MODULE_PATHNAME', 'exwiw_explain'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean) IS
+'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked)';
+
 CREATE FUNCTION exwiw_export(
 	target_table text,
 	ids text[],

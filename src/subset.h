@@ -227,6 +227,7 @@ extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
 									 MemoryContext cxt);
 extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
 extern char *subset_run_epilogue(SubsetRun *run, int file);
+extern void subset_run_release(SubsetRun *run);
 
 /* error context */
 extern void subset_error_context_callback(void *arg);

@@ -64,6 +64,8 @@ subset_export_shutdown(Datum arg)
 	if (ex->stream != NULL)
 		exwiw_stream_close(ex->stream);
 	ex->stream = NULL;
+	if (ex->run != NULL)
+		subset_run_release(ex->run);
 }
 
 /*
@@ -208,6 +210,7 @@ exwiw_export(PG_FUNCTION_ARGS)
 	}
 
 	/* our memory goes away with the SRF's: drop the callback */
+	subset_run_release(ex->run);
 	UnregisterExprContextCallback(rsinfo->econtext, subset_export_shutdown,
 								  PointerGetDatum(ex));
 	SRF_RETURN_DONE(funcctx);

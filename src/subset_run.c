@@ -660,3 +660,24 @@ subset_run_epilogue(SubsetRun *run, int i)
 {
 	return run->epilogues[i];
 }
+
+/*
+ * subset_run_release
+ *		End the row sets' tuplestores, closing the temporary files of those
+ *		that spilled to disk.  Call once no stream reads them any more: when
+ *		the export ends, or when its consumer stops early.  Idempotent.
+ */
+void
+subset_run_release(SubsetRun *run)
+{
+	int			i;
+
+	for (i = 0; i < run->plan->nsets; i++)
+	{
+		if (run->enrs[i] == NULL)
+			continue;
+		tuplestore_end((Tuplestorestate *) run->enrs[i]->reldata);
+		run->enrs[i]->reldata = NULL;
+		run->enrs[i] = NULL;
+	}
+}
