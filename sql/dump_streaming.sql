@@ -5,8 +5,10 @@
 -- behaviour that makes streaming safe.
 --
 
--- A LIMIT stops the stream early; the cursor is closed at once, inside the
--- same transaction, by the shutdown callback (no "last call" happens).
+-- A LIMIT stops the stream early; its executor is closed at once, inside
+-- the same transaction, by the shutdown callback (no "last call" happens),
+-- and the COMMIT finds nothing left open.  The stream has no cursor of its
+-- own: pg_cursors shows none.
 BEGIN;
 SELECT length(c) > 0 AS got_chunk
 FROM (SELECT exwiw_dump('SELECT g AS id FROM generate_series(1, 1000000) g', 't', chunk_bytes => 100) AS c LIMIT 2) s;
@@ -27,7 +29,7 @@ BEGIN
 	RAISE NOTICE 'read % chunks, % cursors open', n, (SELECT count(*) FROM pg_cursors);
 END $$;
 
--- Two dumps side by side in one query, each with its own cursor.
+-- Two dumps side by side in one query, each with its own executor.
 SELECT a, b
 FROM exwiw_dump('SELECT g AS id FROM generate_series(1, 3) g', 'a', chunk_bytes => 1) a,
      LATERAL (SELECT exwiw_dump('SELECT g AS id FROM generate_series(1, 2) g', 'b') AS b) s

@@ -210,6 +210,8 @@ stream_error_context(void *arg)
 	errcontext("%s", s->context);
 }
 
+static void release_owner(ExwiwStream *s, bool isCommit);
+
 /* Streams whose executor is open, for the subtransaction callback. */
 static dlist_head open_streams = DLIST_STATIC_INIT(open_streams);
 static bool subxact_callback_registered = false;
@@ -234,10 +236,21 @@ stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 
 		if (s->subid != mySubid)
 			continue;
-		if (event == SUBXACT_EVENT_ABORT_SUB)
-			s->broken = true;
-		else
+		if (event == SUBXACT_EVENT_COMMIT_SUB)
+		{
 			s->subid = parentSubid;
+			continue;
+		}
+
+		/*
+		 * Release the executor's resources now, before the subtransaction
+		 * drops what it created: a buffer pin or relation reference of ours
+		 * on an index or table going away would fail the rollback.  The
+		 * executor itself is never used again.
+		 */
+		s->broken = true;
+		if (s->owner != NULL)
+			release_owner(s, false);
 	}
 }
 
@@ -255,6 +268,25 @@ stream_unlist(void *arg)
 	if (s->listed)
 		dlist_delete(&s->node);
 	s->listed = false;
+}
+
+/*
+ * query_error_callback
+ *		While the query is parsed and planned: a syntax error's position is
+ *		in the query, not in the statement that called us (as SPI does).
+ */
+static void
+query_error_callback(void *arg)
+{
+	const char *query = (const char *) arg;
+	int			pos = geterrposition();
+
+	if (pos > 0)
+	{
+		errposition(0);
+		internalerrposition(pos);
+		internalerrquery(query);
+	}
 }
 
 /*
@@ -299,6 +331,7 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	PlannedStmt *stmt;
 	ListCell   *lc;
 	int			nest = -1;
+	ErrorContextCallback qerrcb;
 
 	if (q->enrs != NIL)
 	{
@@ -307,6 +340,10 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 			register_ENR(env, (EphemeralNamedRelation) lfirst(lc));
 	}
 
+	qerrcb.callback = query_error_callback;
+	qerrcb.arg = (void *) q->sql;
+	qerrcb.previous = error_context_stack;
+	error_context_stack = &qerrcb;
 	if (q->pin_search_path)
 		nest = exwiw_pin_search_path();
 	raw = pg_parse_query(q->sql);
@@ -318,6 +355,7 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	stmt = pg_plan_query(linitial_node(Query, trees), q->sql, CURSOR_OPT_NO_SCROLL, params);
 	if (nest >= 0)
 		exwiw_restore_settings(nest);
+	error_context_stack = qerrcb.previous;
 	exwiw_check_column_names(ExecCleanTypeFromTL(stmt->planTree->targetlist));
 
 	s->qd = CreateQueryDesc(stmt, q->sql, GetActiveSnapshot(), InvalidSnapshot,
@@ -525,7 +563,8 @@ close_executor(ExwiwStream *s)
 		FreeQueryDesc(s->qd);
 	}
 	s->qd = NULL;
-	release_owner(s, !s->broken);
+	if (s->owner != NULL)
+		release_owner(s, !s->broken);
 	stream_unlist(s);
 }
 
