@@ -109,10 +109,11 @@ CREATE FUNCTION exwiw_export(
 	ids text[],
 	config jsonb DEFAULT NULL,
 	format text DEFAULT 'insert',
-	allow_undecided boolean DEFAULT false)
+	allow_undecided boolean DEFAULT false,
+	files integer[] DEFAULT NULL)
 RETURNS TABLE(file_name text, chunk text)
 AS 'MODULE_PATHNAME', 'exwiw_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean) IS
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[]) IS
 'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';

@@ -57,6 +57,27 @@ jsonl_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 	exwiw_extjson_append_row(jw->rw, buf, slot->tts_values, slot->tts_isnull);
 }
 
+/*
+ * exwiw_jsonl_writer_create
+ *		A JSON Lines writer, allocated in the current memory context:
+ *		oid_columns (NULL, or an array that outlives the writer) and
+ *		omit_nulls as exwiw_dump_jsonl() takes them.
+ */
+ExwiwWriter *
+exwiw_jsonl_writer_create(const char *funcname, ArrayType *oid_columns,
+						  bool omit_nulls)
+{
+	JsonlWriter *jw = palloc0(sizeof(JsonlWriter));
+
+	jw->pub.begin = jsonl_begin;
+	jw->pub.row = jsonl_row;
+	/* JSON Lines: nothing between rows or after them but the newline */
+	jw->funcname = funcname;
+	jw->oid_columns = oid_columns;
+	jw->omit_nulls = omit_nulls;
+	return &jw->pub;
+}
+
 PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
 
 /*
@@ -73,7 +94,7 @@ exwiw_dump_jsonl(PG_FUNCTION_ARGS)
 		const char *fn = "exwiw_dump_jsonl";
 		int			chunk_bytes;
 		MemoryContext old;
-		JsonlWriter *jw;
+		ExwiwWriter *jw;
 		char	   *query;
 
 		exwiw_check_srf_context(fcinfo, fn);
@@ -84,14 +105,9 @@ exwiw_dump_jsonl(PG_FUNCTION_ARGS)
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-		jw = palloc0(sizeof(JsonlWriter));
-		jw->pub.begin = jsonl_begin;
-		jw->pub.row = jsonl_row;
-		/* JSON Lines: nothing between rows or after them but the newline */
-		jw->funcname = fn;
-		jw->oid_columns = PG_ARGISNULL(1) ? NULL :
-			DatumGetArrayTypePCopy(PG_GETARG_DATUM(1));
-		jw->omit_nulls = PG_GETARG_BOOL(2);
+		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
+									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
+									   PG_GETARG_BOOL(2));
 		{
 			ExwiwQuery	q = {0};
 

@@ -120,7 +120,8 @@ extern uint64 exwiw_stream_rows(ExwiwStream *stream);
 typedef enum ExwiwSqlFormat
 {
 	EXWIW_FORMAT_INSERT,
-	EXWIW_FORMAT_COPY
+	EXWIW_FORMAT_COPY,
+	EXWIW_FORMAT_JSONL			/* subset export only: Extended JSON Lines */
 } ExwiwSqlFormat;
 
 /*
@@ -181,6 +182,11 @@ extern bool exwiw_extjson_append_jsonb(StringInfo buf, Datum jsonb,
 extern bool exwiw_extjson_append_json(StringInfo buf, Datum json,
 									  const char *root_path,
 									  struct ExjError *err);
+
+/* extjson_dump.c */
+extern ExwiwWriter *exwiw_jsonl_writer_create(const char *funcname,
+											  struct ArrayType *oid_columns,
+											  bool omit_nulls);
 
 /* extjson_row.c */
 extern ExjRowWriter *exwiw_extjson_row_writer(const char *funcname,

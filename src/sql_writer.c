@@ -456,7 +456,7 @@ exwiw_parse_sql_format(const char *format)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown format \"%s\"", format),
-			 errhint("Valid formats are \"insert\" and \"copy\".")));
+			 errhint("Valid formats are \"insert\" and \"copy\"; exwiw_export also takes \"jsonl\".")));
 	pg_unreachable();
 }
 

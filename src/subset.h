@@ -128,6 +128,7 @@ typedef struct SubsetSet
 	char	   *rule;			/* what the set holds, for exwiw_plan */
 	bool		fragment;		/* query holds a user fragment */
 	List	   *deps;			/* indexes of the sets it reads */
+	bool		needed;			/* a file to be written reads it */
 } SubsetSet;
 
 /* One file: a table's rows, in load order. */
@@ -158,7 +159,7 @@ typedef struct SubsetPlan
 	SubsetFile *files;
 	int		   *order;			/* table indexes in processing order */
 	int			norder;
-	char	   *ids_query;		/* target ids that match no row */
+	char	   *ids_query;		/* target ids that match no row, or NULL */
 } SubsetPlan;
 
 /* Where an error happened, for the error context. */
@@ -220,6 +221,7 @@ extern SubsetPlan *subset_plan_build(const char *funcname, SubsetConfig *cfg,
 									 const char *target, ArrayType *ids);
 extern char *subset_select_list(SubsetTable *t);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
+extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
 
 /* subset_run.c */
 typedef struct SubsetRun SubsetRun;

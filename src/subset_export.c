@@ -97,6 +97,16 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 										   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ex->stream_cxt);
 	ex->file_name = cstring_to_text(f->file_name);
+	subset_run_file_query(ex->run, ex->cur, &q);
+	if (ex->format == EXWIW_FORMAT_JSONL)
+	{
+		/* one Extended JSON document per row, nothing else in the file */
+		writer = exwiw_jsonl_writer_create("exwiw_export", NULL, false);
+		ex->stream = exwiw_stream_open("exwiw_export", &q, writer,
+									   EXWIW_DEFAULT_CHUNK_BYTES, ex->stream_cxt);
+		MemoryContextSwitchTo(old);
+		return true;
+	}
 	opts.table_name = t->name;
 	opts.format = ex->format;
 	opts.rows_per_statement = ex->format == EXWIW_FORMAT_INSERT ? t->chunk : 0;
@@ -105,7 +115,6 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	opts.prologue = exwiw_subset_file_prologue();
 	opts.epilogue = subset_run_epilogue(ex->run, ex->cur);
 	writer = exwiw_sql_writer_create(&opts);
-	subset_run_file_query(ex->run, ex->cur, &q);
 	ex->stream = exwiw_stream_open("exwiw_export", &q, writer,
 								   EXWIW_DEFAULT_CHUNK_BYTES, ex->stream_cxt);
 	MemoryContextSwitchTo(old);
@@ -158,7 +167,12 @@ exwiw_export(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 
 		ex = palloc0(sizeof(SubsetExport));
-		ex->format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+		{
+			char	   *format = text_to_cstring(PG_GETARG_TEXT_PP(3));
+
+			ex->format = pg_strcasecmp(format, "jsonl") == 0 ? EXWIW_FORMAT_JSONL :
+				exwiw_parse_sql_format(format);
+		}
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
@@ -172,7 +186,9 @@ exwiw_export(PG_FUNCTION_ARGS)
 			subset_config_check_decided(cfg);
 		ex->plan = subset_plan_build(fn, cfg, text_to_cstring(PG_GETARG_TEXT_PP(0)),
 									 PG_GETARG_ARRAYTYPE_P(1));
-		subset_plan_name_files(ex->plan, "sql");
+		subset_plan_name_files(ex->plan, ex->format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
+		if (!PG_ARGISNULL(5))
+			subset_plan_keep_files(ex->plan, PG_GETARG_ARRAYTYPE_P(5));
 		ex->run = subset_run_prepare(fn, ex->plan, funcctx->multi_call_memory_ctx);
 
 		funcctx->user_fctx = ex;

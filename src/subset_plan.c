@@ -1075,6 +1075,80 @@ plan_files(Planner *pl)
 }
 
 /*
+ * mark_needed
+ *		Mark set i and every set it reads, transitively, as needed.
+ */
+static void
+mark_needed(SubsetPlan *plan, int i)
+{
+	ListCell   *lc;
+
+	if (plan->sets[i].needed)
+		return;
+	plan->sets[i].needed = true;
+	foreach(lc, plan->sets[i].deps)
+		mark_needed(plan, lfirst_int(lc));
+}
+
+/*
+ * subset_plan_keep_files
+ *		Keep only the files numbered in files (an int4[] of file numbers),
+ *		and only the row sets they read: the export writes part of its
+ *		files, as a parallel client's worker does, and computes no more
+ *		than those need.  Every number must be one of the plan's files.
+ */
+void
+subset_plan_keep_files(SubsetPlan *plan, ArrayType *files)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i,
+				j,
+				kept = 0;
+	bool		target_kept = false;
+
+	deconstruct_array(files, INT4OID, sizeof(int32), true, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	for (j = 0; j < n; j++)
+	{
+		bool		found = false;
+
+		for (i = 0; i < plan->nfiles && !nulls[j]; i++)
+			found |= (plan->files[i].seq == DatumGetInt32(elems[j]));
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 nulls[j] ? errmsg("files must not contain NULL") :
+					 errmsg("file number %d is not in the plan", DatumGetInt32(elems[j])),
+					 errhint("exwiw_plan() lists the file numbers (column seq).")));
+	}
+	for (i = 0; i < plan->nsets; i++)
+		plan->sets[i].needed = false;
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+		bool		keep = false;
+		ListCell   *lc;
+
+		for (j = 0; j < n; j++)
+			keep |= (f->seq == DatumGetInt32(elems[j]));
+		if (!keep)
+			continue;
+		foreach(lc, f->deps)
+			mark_needed(plan, lfirst_int(lc));
+		if (f->filter_set >= 0)
+			mark_needed(plan, f->filter_set);
+		target_kept |= (f->table == plan->target);
+		plan->files[kept++] = *f;
+	}
+	plan->nfiles = kept;
+	/* the NOTICE about unmatched ids belongs to the target's file */
+	if (!target_kept)
+		plan->ids_query = NULL;
+}
+
+/*
  * subset_plan_name_files
  *		Name every file: insert-NNN-<table>.<ext>, NNN three digits or as
  *		many as the largest number needs, so that the names sort in load
@@ -1218,7 +1292,10 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 	plan->nsets = list_length(pl.sets);
 	plan->sets = palloc0(sizeof(SubsetSet) * Max(plan->nsets, 1));
 	for (i = 0; i < plan->nsets; i++)
+	{
 		plan->sets[i] = *set_at(&pl, i);
+		plan->sets[i].needed = true;
+	}
 
 	/* the ids that match no row, for a NOTICE at export */
 	{

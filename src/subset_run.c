@@ -99,38 +99,54 @@ table_changed_after_snapshot(Oid relid)
 }
 
 /*
+ * lock_table
+ *		ACCESS SHARE on table t and every partition of it, then the snapshot
+ *		check (see the file header).
+ */
+static void
+lock_table(SubsetTable *t)
+{
+	List	   *rels;
+	ListCell   *lc;
+
+	CHECK_FOR_INTERRUPTS();
+	check_select(t);
+	LockRelationOid(t->relid, AccessShareLock);
+	if (t->relkind == RELKIND_PARTITIONED_TABLE)
+		rels = find_all_inheritors(t->relid, AccessShareLock, NULL);
+	else
+		rels = list_make1_oid(t->relid);
+	foreach(lc, rels)
+		if (table_changed_after_snapshot(lfirst_oid(lc)))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("table \"%s\" was changed after the export's snapshot was taken",
+							get_rel_name(lfirst_oid(lc))),
+					 errdetail("A concurrent transaction truncated, rewrote or altered it; reading it now could miss rows."),
+					 errhint("Run the export again.")));
+}
+
+/*
  * lock_tables
- *		ACCESS SHARE on every table of the export and every partition of a
- *		partitioned one, then the snapshot check (see the file header).
+ *		Lock every table the export reads: those of its files and those of
+ *		the row sets the files need, before any row is read.
  */
 static void
 lock_tables(SubsetRun *run)
 {
-	SubsetConfig *cfg = run->plan->cfg;
+	SubsetPlan *plan = run->plan;
+	bool	   *done = palloc0(sizeof(bool) * Max(plan->cfg->ntables, 1));
 	int			i;
 
-	for (i = 0; i < run->plan->nfiles; i++)
-	{
-		SubsetTable *t = &cfg->tables[run->plan->files[i].table];
-		List	   *rels;
-		ListCell   *lc;
-
-		CHECK_FOR_INTERRUPTS();
-		check_select(t);
-		LockRelationOid(t->relid, AccessShareLock);
-		if (t->relkind == RELKIND_PARTITIONED_TABLE)
-			rels = find_all_inheritors(t->relid, AccessShareLock, NULL);
-		else
-			rels = list_make1_oid(t->relid);
-		foreach(lc, rels)
-			if (table_changed_after_snapshot(lfirst_oid(lc)))
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("table \"%s\" was changed after the export's snapshot was taken",
-								get_rel_name(lfirst_oid(lc))),
-						 errdetail("A concurrent transaction truncated, rewrote or altered it; reading it now could miss rows."),
-						 errhint("Run the export again.")));
-	}
+	for (i = 0; i < plan->nfiles; i++)
+		done[plan->files[i].table] = true;
+	for (i = 0; i < plan->nsets; i++)
+		if (plan->sets[i].needed)
+			done[plan->sets[i].table] = true;
+	for (i = 0; i < plan->norder; i++)
+		if (done[plan->order[i]])
+			lock_table(&plan->cfg->tables[plan->order[i]]);
+	pfree(done);
 }
 
 /*
@@ -581,6 +597,8 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	for (i = 0; i < plan->nsets; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (!plan->sets[i].needed)
+			continue;
 		ectx.set = i;
 		compute_set(run, i);
 	}
