@@ -82,26 +82,28 @@ COMMENT ON FUNCTION exwiw_config_from_catalog(name) IS
 CREATE FUNCTION exwiw_plan(
 	target_table text,
 	ids text[],
-	config jsonb DEFAULT NULL)
+	config jsonb DEFAULT NULL,
+	ids_by_space jsonb DEFAULT NULL)
 RETURNS TABLE(step integer, seq integer, table_name text, output text,
 			  rule text, query text)
 AS 'MODULE_PATHNAME', 'exwiw_plan'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_plan(text, text[], jsonb) IS
+COMMENT ON FUNCTION exwiw_plan(text, text[], jsonb, jsonb) IS
 'The subset export plan: the row sets computed once (exwiw_s/x/f_N), then one extraction query per file in processing order; a NULL config means exwiw_config_from_catalog()';
 
 CREATE FUNCTION exwiw_explain(
 	target_table text,
 	ids text[],
 	config jsonb DEFAULT NULL,
-	actual boolean DEFAULT false)
+	actual boolean DEFAULT false,
+	ids_by_space jsonb DEFAULT NULL)
 RETURNS TABLE(seq integer, table_name text, file_name text,
 			  estimated_rows double precision, indexes text[], plan text)
 AS 'MODULE_PATHNAME', 'exwiw_explain'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean) IS
+COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean, jsonb) IS
 'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked)';
 
 CREATE FUNCTION exwiw_export(
@@ -110,10 +112,11 @@ CREATE FUNCTION exwiw_export(
 	config jsonb DEFAULT NULL,
 	format text DEFAULT 'insert',
 	allow_undecided boolean DEFAULT false,
-	files integer[] DEFAULT NULL)
+	files integer[] DEFAULT NULL,
+	ids_by_space jsonb DEFAULT NULL)
 RETURNS TABLE(file_name text, chunk text)
 AS 'MODULE_PATHNAME', 'exwiw_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[]) IS
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb) IS
 'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';

@@ -8,7 +8,15 @@
  */
 #include "exwiw.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 
 PG_MODULE_MAGIC;
 
@@ -52,4 +60,33 @@ exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno, const char *funcname)
 				 errhint("The default, %d, suits psql and file exports.",
 						 EXWIW_DEFAULT_CHUNK_BYTES)));
 	return chunk_bytes;
+}
+
+/*
+ * exwiw_extension_schema
+ *		The name of the schema the extension is installed in, for SQL that
+ *		calls exwiw's own functions, schema-qualified.
+ */
+char *
+exwiw_extension_schema(void)
+{
+	Oid			extoid = get_extension_oid("exwiw", false);
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(nsp))
+		elog(ERROR, "could not find the schema of extension exwiw");
+	return get_namespace_name(nsp);
 }

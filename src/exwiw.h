@@ -165,6 +165,8 @@ extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
 								  const char *funcname);
 
+extern char *exwiw_extension_schema(void);
+
 /* file_name.c */
 extern char *exwiw_file_name(int seq, int width, const char *table,
 							 const char *ext);

@@ -57,6 +57,9 @@ typedef struct SubsetColumn
 	bool		identity_always;	/* GENERATED ALWAYS AS IDENTITY */
 	int			cfgpos;			/* index in the config's "columns" */
 	bool		ignored;		/* "ignore": true, left out */
+	char	   *fake_type;		/* replace_with_fake_data: type, or NULL */
+	char	   *fake_locale;	/* ... its locale, or NULL */
+	char	   *fake_seed;		/* ... the column whose value seeds it */
 } SubsetColumn;
 
 /* A piece of a replace_with template: literal text, or {column}. */
@@ -66,7 +69,8 @@ typedef struct SubsetTemplatePart
 	char	   *text;
 } SubsetTemplatePart;
 
-#define SubsetColumnIsMasked(c) ((c)->raw_sql != NULL || (c)->replace_with != NULL)
+#define SubsetColumnIsMasked(c) \
+	((c)->raw_sql != NULL || (c)->replace_with != NULL || (c)->fake_type != NULL)
 
 /* A list of columns of one table (a key, or the side of an edge). */
 typedef struct SubsetCols
@@ -87,8 +91,19 @@ typedef struct SubsetEdge
 	int			pos;			/* index in the child's belongs_tos */
 	SubsetCols	fk;				/* child columns */
 	SubsetCols	ref;			/* parent columns they reference */
+	SubsetCols	type_col;		/* polymorphic: the child's type column */
+	char	   *type_value;		/* ... and the value naming this parent */
 	bool		broken;			/* dropped to break a cycle */
 } SubsetEdge;
+
+#define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
+
+/* One arm of a reverse_scope: values of column of table. */
+typedef struct SubsetReverseArm
+{
+	int			table;
+	SubsetCols	col;
+} SubsetReverseArm;
 
 #define SubsetEdgeIsSelf(e) ((e)->child == (e)->parent)
 
@@ -108,6 +123,17 @@ typedef struct SubsetTable
 	int			ncols;
 	SubsetColumn *cols;			/* the exported columns, config order */
 	bool		any_mask;
+	/* the Ruby client's scope keys */
+	SubsetCols	scope_col;		/* scope_column (n = 0: none) */
+	bool		scope_exempt;
+	char	   *id_space;		/* NULL: "default" */
+	char	   *type;			/* table type, or NULL */
+	bool		rails_managed;	/* type rails_managed_*: SELECT *, no list */
+	SubsetCols	reverse_col;	/* reverse_scope.column (default: key) */
+	List	   *reverse_via;	/* SubsetReverseArm *, NIL: no reverse_scope */
+	bool		has_reverse;
+	int			batch_table;	/* batch_scope.table, or -1 */
+	int			batch_size;
 } SubsetTable;
 
 /* A checked config. */
@@ -218,7 +244,9 @@ extern void subset_check_fragment(const char *funcname, SubsetTable *t,
 
 /* subset_plan.c */
 extern SubsetPlan *subset_plan_build(const char *funcname, SubsetConfig *cfg,
-									 const char *target, ArrayType *ids);
+									 const char *target, ArrayType *ids,
+									 Jsonb *ids_by_space);
+extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);

@@ -41,17 +41,26 @@
 
 /* Allowed keys, sorted for the hint. */
 static const char *const table_keys[] = {
-	"belongs_tos", "bulk_insert_chunk_size", "columns", "comment", "filter",
-	"ignore", "name", "primary_key", NULL
+	"batch_scope", "belongs_tos", "bulk_insert_chunk_size", "columns",
+	"comment", "filter", "id_space", "ignore", "name", "primary_key",
+	"reverse_scope", "scope_column", "scope_exempt", "type", NULL
 };
 static const char *const column_keys[] = {
-	"comment", "ignore", "name", "needs_mask_decision", "raw_sql",
-	"replace_with", NULL
+	"comment", "ignore", "map", "name", "needs_mask_decision", "raw_sql",
+	"replace_with", "replace_with_fake_data", NULL
 };
 static const char *const belongs_to_keys[] = {
-	"comment", "foreign_key", "ignore", "ignore_type", "references",
-	"table_name", NULL
+	"comment", "foreign_key", "foreign_type", "ignore", "ignore_type",
+	"references", "table_name", "type_value", NULL
 };
+static const char *const fake_keys[] = {"locale", "seed", "type", NULL};
+static const char *const reverse_keys[] = {"column", "via", NULL};
+static const char *const via_keys[] = {"column", "table", NULL};
+static const char *const batch_keys[] = {"comment", "size", "table", NULL};
+
+/* Table types of the Ruby client. */
+#define TYPE_SCHEMA_MIGRATIONS	"rails_managed_schema_migrations"
+#define TYPE_INTERNAL_METADATA	"rails_managed_internal_metadata"
 
 /* State of one parse, for error messages. */
 typedef struct ConfigParse
@@ -558,6 +567,77 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 	}
 }
 
+/* The types replace_with_fake_data knows (subset_fake.c). */
+static const char *const fake_types[] = {
+	"name", "human_name", "first_name", "last_name", "human_name_kana",
+	"first_name_kana", "last_name_kana", "email", "username", "phone_number",
+	"address", "city", "company", "company_name", NULL
+};
+
+/*
+ * parse_fake
+ *		A column's replace_with_fake_data: {"seed": column, "type": ...,
+ *		"locale": "ja"?}.  Exclusive of raw_sql and replace_with.
+ */
+static void
+parse_fake(ConfigParse *p, SubsetTable *t, SubsetColumn *c, JsonbValue *cv, int i)
+{
+	JsonbValue *f = json_get(cv, "replace_with_fake_data");
+	char	   *key = psprintf("columns[%d].replace_with_fake_data", i);
+	char	   *seed;
+	const char *dot;
+	int			k;
+	bool		known = false;
+
+	if (f == NULL || f->type == jbvNull)
+		return;
+	if (!json_is_object(f))
+		type_error(p, key, "an object", f);
+	check_keys(p, f, fake_keys, psprintf("%s.", key));
+	c->fake_type = get_string(p, f, "type", psprintf("%s.type", key), false);
+	seed = get_string(p, f, "seed", psprintf("%s.seed", key), false);
+	c->fake_locale = get_string(p, f, "locale", psprintf("%s.locale", key), true);
+	p->ectx.key = key;
+	for (k = 0; fake_types[k]; k++)
+		known |= (strcmp(fake_types[k], c->fake_type) == 0);
+	if (!known)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown replace_with_fake_data type \"%s\" for column \"%s\" of table \"%s\"",
+						c->fake_type, c->name, t->name),
+				 errhint("Known types: %s.", allowed_list(fake_types))));
+	if (strstr(c->fake_type, "kana") && (c->fake_locale == NULL || strcmp(c->fake_locale, "ja") != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("replace_with_fake_data type \"%s\" of column \"%s\" of table \"%s\" needs locale \"ja\"",
+						c->fake_type, c->name, t->name),
+				 errdetail("Kana readings exist only for Japanese names.")));
+	if (c->fake_locale && strcmp(c->fake_locale, "ja") != 0 && strcmp(c->fake_locale, "en") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown replace_with_fake_data locale \"%s\" for column \"%s\" of table \"%s\"",
+						c->fake_locale, c->name, t->name),
+				 errhint("Known locales: en (the default) and ja.")));
+	/* "table.column" names a column of this table, as in the client */
+	dot = strchr(seed, '.');
+	if (dot && strncmp(seed, t->relname, dot - seed) == 0 && strlen(t->relname) == (size_t) (dot - seed))
+		seed = pstrdup(dot + 1);
+	if (strchr(seed, '.') ||
+		column_attnum(t->relid, seed, NULL, NULL, NULL, NULL, NULL) == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("replace_with_fake_data seed \"%s\" of column \"%s\" does not name a column of table \"%s\"",
+						seed, c->name, t->name),
+				 errhint("Use \"column\" or \"%s.column\".", t->relname)));
+	c->fake_seed = seed;
+	if (json_get(cv, "raw_sql") || json_get(cv, "replace_with"))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("column \"%s\" of table \"%s\" has replace_with_fake_data and also raw_sql or replace_with",
+						c->name, t->name),
+				 errhint("Use one mask per column.")));
+}
+
 /*
  * parse_columns
  *		The "columns" key: the exported columns, with their masks.
@@ -659,6 +739,18 @@ parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 			c->decision = d->val.boolean ? 1 : 0;
 		}
 		c->cfgpos = i;
+		if (json_get(cv, "map") != NULL)
+		{
+			snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].map", i);
+			p->ectx.key = pstrdup(p->keybuf);
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("key \"%s\" of table \"%s\" holds Ruby code for column \"%s\", which exwiw cannot run",
+							p->keybuf, t->name, c->name),
+					 errdetail("A map is a Ruby proc that the Ruby client evaluates for every row."),
+					 errhint("Write the same as \"raw_sql\", an SQL expression (for example \"'user' || id || '@example.com'\" or \"left(name, 1) || '.'\"), or as \"replace_with\", a template (for example \"user{id}@example.com\").")));
+		}
+		parse_fake(p, t, c, cv, i);
 		d = json_get(cv, "ignore");
 		if (d != NULL && d->type != jbvNull && d->type != jbvBool)
 		{
@@ -702,6 +794,198 @@ empty:
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("the config of table \"%s\" exports no column", t->name),
 			 errhint("List at least one column, leave \"columns\" out to export them all, or set \"ignore\": true.")));
+}
+
+/*
+ * get_bool
+ *		The boolean value of key in object v; false when absent or null.
+ */
+static bool
+get_bool(ConfigParse *p, JsonbValue *obj, const char *key, const char *keypath)
+{
+	JsonbValue *v = json_get(obj, key);
+
+	if (v == NULL || v->type == jbvNull)
+		return false;
+	if (v->type != jbvBool)
+		type_error(p, keypath, "a boolean or null", v);
+	return v->val.boolean;
+}
+
+/* An id space's name: a lower-case letter, then letters, digits or "_". */
+static bool
+valid_space_name(const char *s)
+{
+	if (!(*s >= 'a' && *s <= 'z'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * parse_scope_keys
+ *		The Ruby client's table keys that need no other table: type,
+ *		scope_column, scope_exempt, id_space.
+ */
+static void
+parse_scope_keys(ConfigParse *p, SubsetTable *t, JsonbValue *tv)
+{
+	JsonbValue *v;
+	char	   *scope;
+
+	t->batch_table = -1;
+	t->type = get_string(p, tv, "type", "type", true);
+	t->rails_managed = t->type &&
+		(strcmp(t->type, TYPE_SCHEMA_MIGRATIONS) == 0 ||
+		 strcmp(t->type, TYPE_INTERNAL_METADATA) == 0);
+	if (t->rails_managed)
+	{
+		static const char *const forbidden[] = {"primary_key", "belongs_tos", "reverse_scope", "batch_scope", NULL};
+		int			k;
+
+		for (k = 0; forbidden[k]; k++)
+		{
+			v = json_get(tv, forbidden[k]);
+			if (v == NULL || v->type == jbvNull ||
+				(json_is_array(v) && cfg_array_length(v) == 0))
+				continue;
+			p->ectx.key = forbidden[k];
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("table \"%s\" has type %s, so key \"%s\" must not be defined",
+							t->name, t->type, forbidden[k]),
+					 errdetail("A table Rails manages is exported in full, every column, as the Ruby client does.")));
+		}
+	}
+
+	scope = get_string(p, tv, "scope_column", "scope_column", true);
+	if (scope)
+	{
+		JsonbValue	sv;
+
+		sv.type = jbvString;
+		sv.val.string.val = scope;
+		sv.val.string.len = strlen(scope);
+		parse_cols(p, t, &sv, "scope_column", &t->scope_col);
+	}
+	t->scope_exempt = get_bool(p, tv, "scope_exempt", "scope_exempt") || t->rails_managed;
+	t->id_space = get_string(p, tv, "id_space", "id_space", true);
+	if (t->id_space)
+	{
+		p->ectx.key = "id_space";
+		if (!valid_space_name(t->id_space))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("id_space \"%s\" of table \"%s\" must start with a lower-case letter and hold only lower-case letters, digits and underscores",
+							t->id_space, t->name)));
+		if (t->scope_col.n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("table \"%s\" has an id_space but no scope_column", t->name),
+					 errdetail("id_space names the id space of the scope column's values.")));
+	}
+}
+
+/*
+ * parse_reverse_and_batch
+ *		reverse_scope {column?, via: [{table, column}]} and batch_scope
+ *		{table, size?}, which name other tables of the config.
+ */
+static void
+parse_reverse_and_batch(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
+{
+	SubsetTable *t = &cfg->tables[idx];
+	JsonbValue *r = json_get(tv, "reverse_scope");
+	JsonbValue *b = json_get(tv, "batch_scope");
+
+	p->ectx.table = t->name;
+	if (r != NULL && r->type != jbvNull)
+	{
+		JsonbValue *via;
+		JsonbValue *col;
+		int			i;
+
+		if (!json_is_object(r))
+			type_error(p, "reverse_scope", "an object", r);
+		check_keys(p, r, reverse_keys, "reverse_scope.");
+		col = json_get(r, "column");
+		if (col != NULL && col->type != jbvNull)
+			parse_cols(p, t, col, "reverse_scope.column", &t->reverse_col);
+		else
+			t->reverse_col = t->pk;
+		p->ectx.key = "reverse_scope.column";
+		if (t->reverse_col.n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("reverse_scope of table \"%s\" needs a column: the table has no primary_key", t->name)));
+		if (t->reverse_col.n != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("reverse_scope.column of table \"%s\" must be one column", t->name)));
+		via = json_get(r, "via");
+		if (via == NULL || !json_is_array(via))
+			type_error(p, "reverse_scope.via", "an array", via ? via : r);
+		t->has_reverse = true;
+		for (i = 0; i < cfg_array_length(via); i++)
+		{
+			JsonbValue *a = json_array_get(via, i);
+			SubsetReverseArm *arm = palloc0(sizeof(SubsetReverseArm));
+			char	   *key = psprintf("reverse_scope.via[%d]", i);
+			char	   *tab;
+
+			if (!json_is_object(a))
+				type_error(p, key, "an object", a);
+			check_keys(p, a, via_keys, psprintf("%s.", key));
+			tab = get_string(p, a, "table", psprintf("%s.table", key), false);
+			arm->table = subset_config_find(cfg, tab);
+			p->ectx.key = psprintf("%s.table", key);
+			if (arm->table < 0)
+			{
+				/* as the client: an unknown arm is skipped, with a WARNING */
+				ereport(WARNING,
+						(errmsg("reverse_scope of table \"%s\" names table \"%s\", which is not in the config; the arm is skipped",
+								t->name, tab)));
+				continue;
+			}
+			parse_cols(p, &cfg->tables[arm->table], json_get(a, "column"),
+					   psprintf("%s.column", key), &arm->col);
+			if (arm->col.n != 1)
+			{
+				p->ectx.key = psprintf("%s.column", key);
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("key \"%s.column\" of table \"%s\" must name one column", key, t->name)));
+			}
+			t->reverse_via = lappend(t->reverse_via, arm);
+		}
+	}
+	if (b != NULL && b->type != jbvNull)
+	{
+		char	   *tab;
+		JsonbValue *size;
+
+		if (!json_is_object(b))
+			type_error(p, "batch_scope", "an object", b);
+		check_keys(p, b, batch_keys, "batch_scope.");
+		(void) get_string(p, b, "comment", "batch_scope.comment", true);
+		tab = get_string(p, b, "table", "batch_scope.table", false);
+		t->batch_table = subset_config_find(cfg, tab);
+		p->ectx.key = "batch_scope.table";
+		if (t->batch_table < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("batch_scope of table \"%s\" names table \"%s\", which is not in the config",
+							t->name, tab)));
+		size = json_get(b, "size");
+		t->batch_size = 1000;
+		if (size != NULL && size->type != jbvNull)
+		{
+			p->ectx.key = "batch_scope.size";
+			t->batch_size = parse_chunk(p, size);
+		}
+	}
 }
 
 /*
@@ -779,6 +1063,8 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 	v = json_get(tv, "belongs_tos");
 	if (v != NULL && v->type != jbvNull && !json_is_array(v))
 		type_error(p, "belongs_tos", "an array", v);
+
+	parse_scope_keys(p, t, tv);
 }
 
 /*
@@ -849,6 +1135,33 @@ parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv,
 					 errmsg("key \"%s\" of table \"%s\" is missing", key, t->name)));
 		}
 		parse_cols(p, t, json_get(b, "foreign_key"), key, &e->fk);
+
+		/* polymorphic: foreign_type names the column that holds type_value */
+		{
+			char	   *ft = get_string(p, b, "foreign_type", psprintf("belongs_tos[%d].foreign_type", i), true);
+			char	   *tv2 = get_string(p, b, "type_value", psprintf("belongs_tos[%d].type_value", i), true);
+
+			if ((ft == NULL) != (tv2 == NULL))
+			{
+				p->ectx.key = psprintf("belongs_tos[%d].%s", i, ft ? "type_value" : "foreign_type");
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("belongs_to %d of table \"%s\" has %s but no %s",
+								i, t->name, ft ? "foreign_type" : "type_value",
+								ft ? "type_value" : "foreign_type"),
+						 errhint("A polymorphic belongs_to names the type column (foreign_type) and the value that means this parent (type_value).")));
+			}
+			if (ft)
+			{
+				JsonbValue	fv;
+
+				fv.type = jbvString;
+				fv.val.string.val = ft;
+				fv.val.string.len = strlen(ft);
+				parse_cols(p, t, &fv, psprintf("belongs_tos[%d].foreign_type", i), &e->type_col);
+				e->type_value = tv2;
+			}
+		}
 
 		key = psprintf("belongs_tos[%d].references", i);
 		parse_cols(p, pt, json_get(b, "references"), key, &e->ref);
@@ -979,6 +1292,7 @@ subset_config_parse(const char *funcname, Jsonb *config)
 	{
 		CHECK_FOR_INTERRUPTS();
 		parse_belongs_tos(&p, cfg, i, json_array_get(tables, i), &edges);
+		parse_reverse_and_batch(&p, cfg, i, json_array_get(tables, i));
 	}
 
 	cfg->nedges = list_length(edges);

@@ -92,7 +92,6 @@ exwiw_explain(PG_FUNCTION_ARGS)
 	bool		analyze;
 	int			i;
 
-	exwiw_require_arg(fcinfo, 0, fn, "target_table");
 	exwiw_require_arg(fcinfo, 1, fn, "ids");
 	exwiw_require_arg(fcinfo, 3, fn, "actual");
 	analyze = PG_GETARG_BOOL(3);
@@ -103,8 +102,9 @@ exwiw_explain(PG_FUNCTION_ARGS)
 	else
 		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
 	subset_config_check_masks(cfg);
-	plan = subset_plan_build(fn, cfg, text_to_cstring(PG_GETARG_TEXT_PP(0)),
-							 PG_GETARG_ARRAYTYPE_P(1));
+	plan = subset_plan_build(fn, cfg, PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
+							 PG_GETARG_ARRAYTYPE_P(1),
+							 PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4));
 	subset_plan_name_files(plan, "sql");
 	run = subset_run_prepare(fn, plan, CurrentMemoryContext);
 

@@ -6,7 +6,9 @@
  *
  *	  exwiw_export(target_table text, ids text[], config jsonb DEFAULT NULL,
  *				   format text DEFAULT 'insert',
- *				   allow_undecided boolean DEFAULT false)
+ *				   allow_undecided boolean DEFAULT false,
+ *				   files integer[] DEFAULT NULL,
+ *				   ids_by_space jsonb DEFAULT NULL)
  *		RETURNS TABLE(file_name text, chunk text)
  *
  * At the first call the config is checked (subset_config.c), planned
@@ -158,7 +160,6 @@ exwiw_export(PG_FUNCTION_ARGS)
 		SubsetConfig *cfg;
 
 		exwiw_check_srf_context(fcinfo, fn);
-		exwiw_require_arg(fcinfo, 0, fn, "target_table");
 		exwiw_require_arg(fcinfo, 1, fn, "ids");
 		exwiw_require_arg(fcinfo, 3, fn, "format");
 		exwiw_require_arg(fcinfo, 4, fn, "allow_undecided");
@@ -184,8 +185,10 @@ exwiw_export(PG_FUNCTION_ARGS)
 		subset_config_check_masks(cfg);
 		if (!PG_GETARG_BOOL(4))
 			subset_config_check_decided(cfg);
-		ex->plan = subset_plan_build(fn, cfg, text_to_cstring(PG_GETARG_TEXT_PP(0)),
-									 PG_GETARG_ARRAYTYPE_P(1));
+		ex->plan = subset_plan_build(fn, cfg,
+									 PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
+									 PG_GETARG_ARRAYTYPE_P(1),
+									 PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6));
 		subset_plan_name_files(ex->plan, ex->format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
 		if (!PG_ARGISNULL(5))
 			subset_plan_keep_files(ex->plan, PG_GETARG_ARRAYTYPE_P(5));

@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * fake_data.h
+ *	  Deterministic fake values for replace_with_fake_data: the pools
+ *	  (fake_words.c) and the function that picks from them (fake_data.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_FAKE_DATA_H
+#define EXWIW_FAKE_DATA_H
+
+#include "postgres.h"
+
+/* A Japanese name: kanji and katakana reading. */
+typedef struct FakeName
+{
+	const char *kanji;
+	const char *kana;
+} FakeName;
+
+extern const char *const fake_first_names[];
+extern const int fake_first_names_n;
+extern const char *const fake_last_names[];
+extern const int fake_last_names_n;
+extern const char *const fake_streets[];
+extern const int fake_streets_n;
+extern const char *const fake_street_kinds[];
+extern const int fake_street_kinds_n;
+extern const char *const fake_cities[];
+extern const int fake_cities_n;
+extern const char *const fake_company_words[];
+extern const int fake_company_words_n;
+extern const char *const fake_company_kinds[];
+extern const int fake_company_kinds_n;
+extern const FakeName fake_ja_last_names[];
+extern const int fake_ja_last_names_n;
+extern const FakeName fake_ja_first_names[];
+extern const int fake_ja_first_names_n;
+extern const char *const fake_ja_cities[];
+extern const int fake_ja_cities_n;
+extern const char *const fake_ja_towns[];
+extern const int fake_ja_towns_n;
+
+#endif							/* EXWIW_FAKE_DATA_H */

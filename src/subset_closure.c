@@ -1,0 +1,273 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_closure.c
+ *	  The rows that exported rows reference, and all rows of each table.
+ *
+ * For every table, children first (in reverse processing order): the rows
+ * that its children's rows reference through each live belongs_to
+ * (exwiw_x_N: key columns of the rows added), the predicate of all its rows
+ * (its seed, or the rows added), and, when a parent or a self-reference
+ * reads them, the key columns of all its rows (exwiw_f_N; with a
+ * self-reference, the recursive closure over its ancestors).  Through a
+ * child's seed edge only the child's added rows count: its seed rows
+ * reference seed rows of the parent, which it has anyway.  A polymorphic
+ * arm passes on only the child rows whose type column names the parent.
+ *
+ * Rows are added whatever the table's filter says: without them the files
+ * would not load (subset_run.c tells how many with a NOTICE).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset_planner.h"
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+/* One group of closure parts: rows of t whose columns ref are in parts. */
+typedef struct ClosureGroup
+{
+	SubsetCols *ref;
+	SubsetCols *subcols;		/* types of the parts' columns */
+	StringInfoData parts;		/* "SELECT ... UNION ALL SELECT ..." */
+	List	   *deps;
+} ClosureGroup;
+
+/*
+ * planner_closure
+ *		For every table, children first: the rows added by closure
+ *		(exwiw_x), the predicate of all its rows, and exwiw_f when a parent
+ *		or a self-reference reads it.
+ */
+void
+planner_closure(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetPlan *plan = pl->plan;
+	int			o,
+				i;
+
+	/* which tables' exwiw_f someone reads; columns of exwiw_x/exwiw_f */
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+
+		if (!planner_edge_live(pl, e))
+			continue;
+		planner_cols_union(&pl->fcols[e->child], &e->fk);
+		if (SubsetEdgeIsPolymorphic(e))
+			planner_cols_union(&pl->fcols[e->child], &e->type_col);
+		if (SubsetEdgeIsSelf(e))
+		{
+			planner_cols_union(&pl->fcols[e->child], &e->ref);
+			pl->selfref[e->child] = true;
+		}
+		else if (!list_member_int(pl->seed_edges[e->child], i))
+			pl->need_f[e->child] = true;
+	}
+	for (i = 0; i < pl->nt; i++)
+	{
+		planner_cols_union(&pl->fcols[i], &cfg->tables[i].pk);
+		if (pl->selfref[i])
+			pl->need_f[i] = true;
+	}
+
+	for (o = plan->norder - 1; o >= 0; o--)
+	{
+		int			ti = plan->order[o];
+		SubsetTable *t = &cfg->tables[ti];
+		const char *alias = planner_alias(t);
+		const char *relsql = subset_relation_sql(t);
+		List	   *groups = NIL;
+		ListCell   *lc;
+		StringInfoData q;
+		List	   *xdeps = NIL;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!pl->may[ti])
+			continue;
+
+		/* the parts: what each child's rows reference */
+		for (i = 0; i < cfg->nedges; i++)
+		{
+			SubsetEdge *e = &cfg->edges[i];
+			int			src;
+			ClosureGroup *g = NULL;
+
+			if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
+				!pl->may[e->child])
+				continue;
+			/*
+			 * Through its seed edges a child's seed rows reference seed rows
+			 * of ours, which we have anyway: only its added rows count.
+			 */
+			if (list_member_int(pl->seed_edges[e->child], i))
+				src = pl->selfref[e->child] ? pl->fset[e->child] : pl->xset[e->child];
+			else
+				src = pl->fset[e->child];
+			if (src < 0)
+				continue;
+			foreach(lc, groups)
+				if (planner_cols_equal(((ClosureGroup *) lfirst(lc))->ref, &e->ref))
+					g = lfirst(lc);
+			if (g == NULL)
+			{
+				g = palloc0(sizeof(ClosureGroup));
+				g->ref = &e->ref;
+				g->subcols = &e->fk;
+				initStringInfo(&g->parts);
+				groups = lappend(groups, g);
+			}
+			else
+				appendStringInfoString(&g->parts, " UNION ALL ");
+			appendStringInfoString(&g->parts, "SELECT ");
+			subset_append_cols(&g->parts, planner_set(pl, src)->name, &e->fk);
+			appendStringInfo(&g->parts, " FROM %s", planner_set(pl, src)->name);
+			if (SubsetEdgeIsPolymorphic(e))
+			{
+				appendStringInfoString(&g->parts, " WHERE ");
+				planner_append_type_cond(&g->parts, planner_set(pl, src)->name, e);
+			}
+			g->deps = list_append_unique_int(g->deps, src);
+			xdeps = list_append_unique_int(xdeps, src);
+		}
+
+		if (groups != NIL)
+		{
+			StringInfoData cond;
+
+			initStringInfo(&cond);
+			if (t->pk.n > 0)
+			{
+				StringInfoData keys;
+
+				initStringInfo(&keys);
+				foreach(lc, groups)
+				{
+					ClosureGroup *g = lfirst(lc);
+
+					if (keys.len > 0)
+						appendStringInfoString(&keys, " UNION ALL ");
+					if (planner_cols_equal(g->ref, &t->pk))
+						appendStringInfoString(&keys, g->parts.data);
+					else
+					{
+						appendStringInfoString(&keys, "SELECT ");
+						subset_append_cols(&keys, "exwiw_u", &t->pk);
+						appendStringInfo(&keys, " FROM %s AS exwiw_u WHERE ", relsql);
+						subset_append_match(&keys, "exwiw_u", g->ref, g->parts.data,
+											g->subcols);
+					}
+				}
+				/* the keys come out with the types of the key, or of the foreign keys */
+				subset_append_match(&cond, alias, &t->pk, keys.data,
+									list_length(groups) == 1 &&
+									planner_cols_equal(((ClosureGroup *) linitial(groups))->ref, &t->pk) ?
+									((ClosureGroup *) linitial(groups))->subcols : &t->pk);
+			}
+			else
+			{
+				foreach(lc, groups)
+				{
+					ClosureGroup *g = lfirst(lc);
+
+					if (cond.len > 0)
+						appendStringInfoString(&cond, " OR ");
+					subset_append_match(&cond, alias, g->ref, g->parts.data, g->subcols);
+				}
+			}
+			initStringInfo(&q);
+			appendStringInfoString(&q, "SELECT ");
+			subset_append_cols(&q, alias, &pl->fcols[ti]);
+			appendStringInfo(&q, " FROM %s WHERE %s", relsql, cond.data);
+			pl->xset[ti] = planner_add_set(pl, "x", ti, q.data, false, xdeps,
+								   "closure: rows that exported rows reference");
+
+			/* all rows: the seed, and the rows added */
+			if (t->pk.n > 0)
+			{
+				StringInfoData keys;
+				StringInfoData p;
+
+				initStringInfo(&keys);
+				if (pl->seed[ti])
+				{
+					appendStringInfoString(&keys, "SELECT ");
+					subset_append_cols(&keys, alias, &t->pk);
+					appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
+									 relsql, pl->seed[ti]);
+				}
+				appendStringInfoString(&keys, "SELECT ");
+				subset_append_cols(&keys, planner_set(pl, pl->xset[ti])->name, &t->pk);
+				appendStringInfo(&keys, " FROM %s", planner_set(pl, pl->xset[ti])->name);
+				initStringInfo(&p);
+				subset_append_match(&p, alias, &t->pk, keys.data, &t->pk);
+				pl->pred[ti] = p.data;
+			}
+			else
+				pl->pred[ti] = pl->seed[ti] ?
+					psprintf("(%s) OR (%s)", pl->seed[ti], cond.data) :
+					cond.data;
+			pl->pred_deps[ti] = list_append_unique_int(list_copy(pl->seed_deps[ti]),
+													   pl->xset[ti]);
+			if (pl->seed[ti] && t->pk.n == 0)
+				pl->pred_deps[ti] = list_concat_unique_int(pl->pred_deps[ti], xdeps);
+		}
+		else
+		{
+			pl->pred[ti] = pl->seed[ti];
+			pl->pred_deps[ti] = list_copy(pl->seed_deps[ti]);
+		}
+		pl->pred_frag[ti] = pl->seed_frag[ti];
+
+		/* exwiw_f: all rows' key columns, with ancestors when self-referencing */
+		if (pl->need_f[ti])
+		{
+			initStringInfo(&q);
+			if (pl->selfref[ti])
+			{
+				bool		first = true;
+
+				appendStringInfoString(&q, "WITH RECURSIVE exwiw_r AS (SELECT ");
+				subset_append_cols(&q, alias, &pl->fcols[ti]);
+				appendStringInfo(&q, " FROM %s WHERE %s UNION SELECT ", relsql,
+								 pl->pred[ti]);
+				subset_append_cols(&q, "exwiw_p", &pl->fcols[ti]);
+				appendStringInfo(&q, " FROM %s AS exwiw_p JOIN exwiw_r ON ", relsql);
+				for (i = 0; i < cfg->nedges; i++)
+				{
+					SubsetEdge *e = &cfg->edges[i];
+					int			k;
+
+					if (!planner_edge_live(pl, e) || !SubsetEdgeIsSelf(e) || e->child != ti)
+						continue;
+					appendStringInfoString(&q, first ? "(" : " OR (");
+					first = false;
+					for (k = 0; k < e->fk.n; k++)
+					{
+						if (k > 0)
+							appendStringInfoString(&q, " AND ");
+						subset_append_eq(&q,
+										 psprintf("exwiw_p.%s", quote_identifier(e->ref.names[k])),
+										 e->ref.typids[k],
+										 psprintf("exwiw_r.%s", quote_identifier(e->fk.names[k])),
+										 e->fk.typids[k]);
+					}
+					appendStringInfoChar(&q, ')');
+				}
+				appendStringInfoString(&q, ") SELECT * FROM exwiw_r");
+			}
+			else
+			{
+				appendStringInfoString(&q, "SELECT ");
+				subset_append_cols(&q, alias, &pl->fcols[ti]);
+				appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
+			}
+			pl->fset[ti] = planner_add_set(pl, "f", ti, q.data, pl->pred_frag[ti],
+								   list_copy(pl->pred_deps[ti]),
+								   pl->selfref[ti] ?
+								   "all rows, with their ancestors (self-reference)" :
+								   "all rows");
+		}
+	}
+}
+

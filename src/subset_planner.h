@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_planner.h
+ *	  The planner's working state, shared by the files that make a plan:
+ *
+ *	subset_plan.c		building a plan, the files' queries, exwiw_plan()
+ *	subset_seeds.c		which rows each table contributes on its own (its
+ *						"seed"): the target, the scope column, belongs_to
+ *						paths, polymorphic arms, reverse scopes, the
+ *						fallbacks; and the sets of seed keys
+ *	subset_closure.c	the rows exported rows reference, and the sets of
+ *						all rows
+ *	subset_select.c		the select list: columns and masks
+ *
+ * Not part of the extension's interface outside the planner.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_SUBSET_PLANNER_H
+#define EXWIW_SUBSET_PLANNER_H
+
+#include "subset.h"
+
+/* How a table's own rows (its seed) are chosen; see subset_seeds.c. */
+typedef enum SeedKind
+{
+	SEED_NONE,					/* none: only rows others reference */
+	SEED_TARGET,				/* the target's rows, by key */
+	SEED_DIRECT,				/* scope-column mode: its scope column */
+	SEED_PATH,					/* belongs_to path to the target or scope */
+	SEED_REVERSE,				/* reverse_scope: values its arms hold */
+	SEED_CASCADE,				/* the one constrained parent's rows */
+	SEED_UNRELATED,				/* not connected to the target: all rows */
+	SEED_EXEMPT,				/* scope_exempt or Rails-managed: all rows */
+	SEED_FALLBACK				/* no rule applies: all rows (WARNING) */
+} SeedKind;
+
+/* Does the seed tie the rows to the target (and so constrain others)? */
+#define SeedConstrains(k) \
+	((k) == SEED_TARGET || (k) == SEED_DIRECT || (k) == SEED_PATH || \
+	 (k) == SEED_REVERSE || (k) == SEED_CASCADE)
+
+typedef struct Planner
+{
+	const char *funcname;
+	SubsetConfig *cfg;
+	SubsetPlan *plan;
+	int			nt;
+	bool		scope_mode;		/* ids are scope values, not keys */
+	int		   *pos;			/* table -> position in processing order */
+	int		   *dist;			/* belongs_to distance from a seed source */
+	int		   *path;			/* table -> its path edge, or -1 */
+	bool	   *comp;			/* connected to a seed source */
+	SeedKind   *kind;
+	List	  **seed_edges;		/* PATH/CASCADE: edge indexes (arms) */
+	List	  **rev_arms;		/* REVERSE: SubsetReverseArm * */
+	char	 ***ids_lits;		/* TARGET/DIRECT: array literals per column */
+	int			target_nids;	/* number of target ids */
+	char	  **seed;			/* seed predicate, or NULL */
+	bool	   *seed_frag;		/* seed holds the table's filter */
+	List	  **seed_deps;
+	bool	   *may;			/* can have rows */
+	bool	   *selfref;		/* has a (non-broken) self-reference */
+	bool	   *need_f;			/* exwiw_f is read by someone */
+	SubsetCols *fcols;			/* columns of exwiw_x/exwiw_f rows */
+	SubsetCols *scols;			/* columns of exwiw_s rows */
+	int		   *sset;			/* set index of exwiw_s, or -1 */
+	int		   *xset;
+	int		   *fset;
+	char	  **pred;			/* predicate of all rows, or NULL: none */
+	bool	   *pred_frag;
+	List	  **pred_deps;
+	List	   *sets;			/* SubsetSet * */
+	int		   *building;		/* seed set recursion guard */
+} Planner;
+
+/* subset_plan.c */
+extern int	planner_add_set(Planner *pl, const char *prefix, int table,
+							char *query, bool frag, List *deps,
+							const char *rule);
+extern SubsetSet *planner_set(Planner *pl, int i);
+extern bool planner_edge_live(Planner *pl, SubsetEdge *e);
+extern const char *planner_alias(SubsetTable *t);
+extern void planner_cols_union(SubsetCols *dst, const SubsetCols *b);
+extern bool planner_cols_equal(const SubsetCols *a, const SubsetCols *b);
+extern void planner_append_type_cond(StringInfo buf, const char *alias,
+									 SubsetEdge *e);
+
+/* subset_seeds.c */
+extern void planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space);
+extern char *planner_ids_query(Planner *pl);
+
+/* subset_closure.c */
+extern void planner_closure(Planner *pl);
+
+#endif							/* EXWIW_SUBSET_PLANNER_H */

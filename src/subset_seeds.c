@@ -1,0 +1,1008 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_seeds.c
+ *	  Which rows each table contributes on its own: its seed.
+ *
+ * Two modes, as in the Ruby client.  Single-target mode: the ids are keys
+ * of the target table.  Scope-column mode (the target declares
+ * "scope_column", or there is no target): the ids are values of a scope
+ * column (a tenant id), and every table that declares "scope_column" (or,
+ * declaring none, has a column of the target's scope column's name) is
+ * filtered by it directly; "id_space" picks which set of ids a table's
+ * column takes.
+ *
+ * Then, for every other table, the first rule that applies, in the
+ * client's order:
+ *
+ *	1. Rails-managed tables, and in scope-column mode scope_exempt ones: all
+ *	   rows;
+ *	2. a belongs_to path to the target or a scoped table: the shortest (ties
+ *	   broken by the names of child, parent and columns); the rows whose
+ *	   foreign key is in the parent's seed.  When that hop is polymorphic,
+ *	   every arm with the same type column whose parent has a seed is
+ *	   followed: the rows are the union of the arms, each with its type
+ *	   condition;
+ *	3. tables connected to nothing that has a seed: all rows;
+ *	4. reverse_scope: the values that the seeds of its arms hold (an arm
+ *	   without a seed is skipped with a WARNING; no arm left: all rows, with
+ *	   a NOTICE);
+ *	5. rows that exported rows reference (closure, subset_closure.c): the
+ *	   client's "single referencing table" rule, generalized to all of them;
+ *	6. forward cascade: the rows of its one parent that has a seed
+ *	   (or of the one polymorphic group of arms that have);
+ *	7. otherwise, in single-target mode all rows, with a WARNING; in
+ *	   scope-column mode an error naming every such table, before anything
+ *	   is read (the client's validate_scope!).
+ *
+ * Every seed is narrowed by the table's own filter.  A seed is read from
+ * its parents' seed-key sets (exwiw_s_N), which are built in dependency
+ * order, each once.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset_planner.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+/*
+ * ids_arrays
+ *		ids checked against the exact types of cols (with their modifiers:
+ *		too long for character(2) is an error, not a silent truncation), as
+ *		one array literal per column, in canonical text.  For one column ids
+ *		is one-dimensional; for n columns, two-dimensional, n values per
+ *		id.  Sets *nids.  what names the columns in messages.
+ */
+static char **
+ids_arrays(SubsetTable *t, const SubsetCols *cols, ArrayType *ids, int *nids,
+		   const char *what)
+{
+	int			nk = cols->n;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			n,
+				i,
+				k;
+	char	  **lits = palloc(sizeof(char *) * nk);
+	StringInfoData *bufs = palloc(sizeof(StringInfoData) * nk);
+	FmgrInfo   *in = palloc(sizeof(FmgrInfo) * nk);
+	FmgrInfo   *out = palloc(sizeof(FmgrInfo) * nk);
+	Oid		   *ioparam = palloc(sizeof(Oid) * nk);
+	MemoryContext cxt = CurrentMemoryContext;
+
+	deconstruct_array(ids, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
+	if (nelems == 0)
+		n = 0;
+	else if (nk == 1 && ARR_NDIM(ids) == 1)
+		n = nelems;
+	else if (nk > 1 && ARR_NDIM(ids) == 2 && ARR_DIMS(ids)[1] == nk)
+		n = ARR_DIMS(ids)[0];
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ids do not fit the %s of \"%s\", which has %d column%s",
+						what, t->name, nk, nk == 1 ? "" : "s"),
+				 nk == 1 ?
+				 errhint("Pass a one-dimensional array, for example '{1,2}'.") :
+				 errhint("Pass one array of %d values per id, for example ARRAY[['1','a'],['2','b']].", nk)));
+
+	for (k = 0; k < nk; k++)
+	{
+		Oid			infunc,
+					outfunc;
+		bool		isvarlena;
+
+		getTypeInputInfo(cols->typids[k], &infunc, &ioparam[k]);
+		fmgr_info(infunc, &in[k]);
+		getTypeOutputInfo(cols->typids[k], &outfunc, &isvarlena);
+		fmgr_info(outfunc, &out[k]);
+		initStringInfo(&bufs[k]);
+		appendStringInfoChar(&bufs[k], '{');
+	}
+	for (i = 0; i < n; i++)
+	{
+		for (k = 0; k < nk; k++)
+		{
+			int			j = i * nk + k;
+			char	   *s;
+			Datum		d = (Datum) 0;
+			char	   *c;
+
+			if (nulls[j])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("ids must not contain NULL")));
+			s = TextDatumGetCString(elems[j]);
+			PG_TRY();
+			{
+				d = InputFunctionCall(&in[k], s, ioparam[k], cols->typmods[k]);
+			}
+			PG_CATCH();
+			{
+				ErrorData  *ed;
+
+				MemoryContextSwitchTo(cxt);
+				ed = CopyErrorData();
+				FlushErrorState();
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("id \"%s\" is not a value of column \"%s\" of \"%s\" (%s)",
+								s, cols->names[k], t->name,
+								format_type_with_typemod(cols->typids[k], cols->typmods[k])),
+						 errdetail("%s", ed->message)));
+			}
+			PG_END_TRY();
+			/* an element of an array literal: double-quoted, \ and " escaped */
+			c = OutputFunctionCall(&out[k], d);
+			if (i > 0)
+				appendStringInfoChar(&bufs[k], ',');
+			appendStringInfoChar(&bufs[k], '"');
+			for (; *c; c++)
+			{
+				if (*c == '"' || *c == '\\')
+					appendStringInfoChar(&bufs[k], '\\');
+				appendStringInfoChar(&bufs[k], *c);
+			}
+			appendStringInfoChar(&bufs[k], '"');
+		}
+	}
+	for (k = 0; k < nk; k++)
+	{
+		StringInfoData l;
+
+		appendStringInfoChar(&bufs[k], '}');
+		initStringInfo(&l);
+		appendStringInfoString(&l, "CAST(");
+		subset_append_literal(&l, bufs[k].data);
+		appendStringInfo(&l, " AS %s[])",
+						 subset_type_name(cols->typids[k], cols->typmods[k]));
+		lits[k] = l.data;
+	}
+	*nids = n;
+	return lits;
+}
+
+/*
+ * ids_subquery
+ *		"SELECT * FROM ROWS FROM (pg_catalog.unnest(<array>), ...)": the ids
+ *		as rows, one column per key column.
+ */
+static char *
+ids_subquery(char **lits, int nk)
+{
+	StringInfoData s;
+	int			k;
+
+	initStringInfo(&s);
+	appendStringInfoString(&s, "SELECT * FROM ROWS FROM (");
+	for (k = 0; k < nk; k++)
+		appendStringInfo(&s, "%spg_catalog.unnest(%s)", k ? ", " : "", lits[k]);
+	appendStringInfoChar(&s, ')');
+	return s.data;
+}
+
+/*
+ * ids_predicate
+ *		"alias.cols match one of the ids".
+ */
+static char *
+ids_predicate(SubsetTable *t, const SubsetCols *cols, char **lits)
+{
+	StringInfoData s;
+	const char *alias = planner_alias(t);
+
+	initStringInfo(&s);
+	if (cols->n == 1)
+		subset_append_eq(&s, psprintf("%s.%s", alias, quote_identifier(cols->names[0])),
+						 cols->typids[0], psprintf("ANY (%s)", lits[0]), cols->typids[0]);
+	else
+		subset_append_match(&s, alias, cols, ids_subquery(lits, cols->n), cols);
+	return s.data;
+}
+
+/*
+ * with_filter
+ *		"pred AND (\nfilter\n)", the filter on lines of its own.
+ */
+static char *
+with_filter(const char *pred, const char *filter)
+{
+	if (filter == NULL)
+		return pstrdup(pred);
+	if (pred == NULL)
+		return psprintf("(\n%s\n)", filter);
+	return psprintf("%s AND (\n%s\n)", pred, filter);
+}
+
+/*
+ * warn_unindexed
+ *		NOTICE when a seed edge's foreign key has no index that starts with
+ *		its columns: selecting the child's rows then reads the whole table.
+ */
+static void
+warn_unindexed(SubsetTable *t, SubsetEdge *e)
+{
+	Relation	rel = relation_open(t->relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+	StringInfoData cols;
+
+	foreach(lc, indexes)
+	{
+		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
+		int			nkey = IndexRelationGetNumberOfKeyAttributes(ir);
+		int			i,
+					j;
+		int			covered = 0;
+
+		/* the leading index columns are the foreign key's, in any order */
+		for (i = 0; i < Min(nkey, e->fk.n); i++)
+		{
+			AttrNumber	a = ir->rd_index->indkey.values[i];
+			bool		in = false;
+
+			for (j = 0; j < e->fk.n; j++)
+				in |= (e->fk.attnums[j] == a);
+			if (!in)
+				break;
+			covered++;
+		}
+		if (covered == e->fk.n &&
+			heap_attisnull(ir->rd_indextuple, Anum_pg_index_indpred, NULL))
+			found = true;
+		index_close(ir, AccessShareLock);
+		if (found)
+			break;
+	}
+	relation_close(rel, AccessShareLock);
+	if (found)
+		return;
+
+	initStringInfo(&cols);
+	subset_append_cols(&cols, NULL, &e->fk);
+	ereport(NOTICE,
+			(errmsg("foreign key %s.%s%s%s has no index, so selecting the rows of \"%s\" reads the whole table",
+					t->name, e->fk.n > 1 ? "(" : "", cols.data,
+					e->fk.n > 1 ? ")" : "", t->name),
+			 errhint("CREATE INDEX ON %s (%s);", t->qualname, cols.data)));
+}
+
+/*
+ * edge_order_cmp
+ *		Path ties: by child name, parent name, then foreign key columns.
+ */
+static SubsetConfig *cmp_cfg;
+
+static int
+edge_order_cmp(const void *a, const void *b)
+{
+	SubsetEdge *x = &cmp_cfg->edges[*(const int *) a];
+	SubsetEdge *y = &cmp_cfg->edges[*(const int *) b];
+	int			c;
+	int			i;
+
+	c = strcmp(cmp_cfg->tables[x->child].name, cmp_cfg->tables[y->child].name);
+	if (c == 0)
+		c = strcmp(cmp_cfg->tables[x->parent].name, cmp_cfg->tables[y->parent].name);
+	for (i = 0; c == 0 && i < Min(x->fk.n, y->fk.n); i++)
+		c = strcmp(x->fk.names[i], y->fk.names[i]);
+	if (c == 0)
+		c = x->fk.n - y->fk.n;
+	return c;
+}
+
+/*
+ * find_paths
+ *		Breadth-first from the seed sources (the target, or the scoped
+ *		tables) over belongs_tos, reversed: every table's shortest path,
+ *		and the sources' connected component (edges in either direction).
+ */
+static void
+find_paths(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	int		   *cand = palloc(sizeof(int) * Max(cfg->nedges, 1));
+	int			lvl = 0;
+	bool		changed = true;
+	bool		grew;
+	int			i;
+
+	for (i = 0; i < pl->nt; i++)
+		if (pl->kind[i] == SEED_TARGET || pl->kind[i] == SEED_DIRECT)
+		{
+			pl->dist[i] = 0;
+			pl->comp[i] = true;
+		}
+	while (changed)
+	{
+		int			n = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		changed = false;
+		for (i = 0; i < cfg->nedges; i++)
+		{
+			SubsetEdge *e = &cfg->edges[i];
+
+			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) &&
+				pl->dist[e->parent] == lvl && pl->dist[e->child] < 0 &&
+				pl->kind[e->child] == SEED_NONE)
+				cand[n++] = i;
+		}
+		cmp_cfg = cfg;
+		qsort(cand, n, sizeof(int), edge_order_cmp);
+		for (i = 0; i < n; i++)
+		{
+			SubsetEdge *e = &cfg->edges[cand[i]];
+
+			if (pl->dist[e->child] >= 0)
+				continue;
+			pl->dist[e->child] = lvl + 1;
+			pl->path[e->child] = cand[i];
+			changed = true;
+		}
+		lvl++;
+	}
+
+	do
+	{
+		grew = false;
+		for (i = 0; i < cfg->nedges; i++)
+		{
+			SubsetEdge *e = &cfg->edges[i];
+
+			if (cfg->tables[e->child].ignore || cfg->tables[e->parent].ignore)
+				continue;
+			if (pl->comp[e->child] != pl->comp[e->parent])
+			{
+				pl->comp[e->child] = pl->comp[e->parent] = true;
+				grew = true;
+			}
+		}
+	} while (grew);
+}
+
+/*
+ * arms_of
+ *		The live edges of table t whose parent's seed constrains it: the
+ *		polymorphic arms with e's type column when e is polymorphic, or the
+ *		non-polymorphic edges when e is NULL (cascade candidates).
+ */
+static List *
+arms_of(Planner *pl, int t, SubsetEdge *e)
+{
+	SubsetConfig *cfg = pl->cfg;
+	List	   *arms = NIL;
+	int			i;
+
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *a = &cfg->edges[i];
+
+		if (a->child != t || !planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
+			!SeedConstrains(pl->kind[a->parent]))
+			continue;
+		if (e == NULL ? SubsetEdgeIsPolymorphic(a) :
+			!(SubsetEdgeIsPolymorphic(a) && a->type_col.attnums[0] == e->type_col.attnums[0]))
+			continue;
+		arms = lappend_int(arms, i);
+	}
+	return arms;
+}
+
+/*
+ * compute_may
+ *		Which tables can have rows: a seed, or a child that may have rows
+ *		and references them (closure).  Children first.
+ */
+static void
+compute_may(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetPlan *plan = pl->plan;
+	int			o,
+				i;
+
+	for (o = plan->norder - 1; o >= 0; o--)
+	{
+		int			ti = plan->order[o];
+
+		if (cfg->tables[ti].ignore)
+			continue;
+		pl->may[ti] = (pl->kind[ti] != SEED_NONE);
+		for (i = 0; i < cfg->nedges && !pl->may[ti]; i++)
+		{
+			SubsetEdge *e = &cfg->edges[i];
+
+			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) && e->parent == ti &&
+				pl->may[e->child])
+				pl->may[ti] = true;
+		}
+	}
+}
+
+/*
+ * reverse_arms
+ *		The arms of t's reverse_scope whose table's seed constrains it;
+ *		warn about the others when warn.
+ */
+static List *
+reverse_arms(Planner *pl, int t, bool warn)
+{
+	SubsetConfig *cfg = pl->cfg;
+	List	   *arms = NIL;
+	ListCell   *lc;
+
+	foreach(lc, cfg->tables[t].reverse_via)
+	{
+		SubsetReverseArm *arm = lfirst(lc);
+
+		if (arm->table != t && !cfg->tables[arm->table].ignore &&
+			SeedConstrains(pl->kind[arm->table]))
+			arms = lappend(arms, arm);
+		else if (warn)
+			ereport(WARNING,
+					(errmsg("reverse_scope arm %s.%s of table \"%s\" is not scoped; it is skipped",
+							cfg->tables[arm->table].name, arm->col.names[0],
+							cfg->tables[t].name),
+					 errdetail("An arm whose rows are not tied to the target would bring every value back."),
+					 errhint("Make table \"%s\" scoped, or remove it from reverse_scope.via.",
+							 cfg->tables[arm->table].name)));
+	}
+	return arms;
+}
+
+/*
+ * decide_fallbacks
+ *		Rules 4 to 7 of the file header, for the tables that rules 1 to 3
+ *		left without a seed.  A new seed can give rows to others, so the
+ *		rules are applied until nothing changes.
+ */
+static void
+decide_fallbacks(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetPlan *plan = pl->plan;
+	bool		changed = true;
+	StringInfoData unscopable;
+	int			n_unscopable = 0;
+	int			o;
+
+	while (changed)
+	{
+		CHECK_FOR_INTERRUPTS();
+		changed = false;
+		compute_may(pl);
+		for (o = 0; o < plan->norder; o++)
+		{
+			int			ti = plan->order[o];
+			List	   *arms;
+
+			if (cfg->tables[ti].ignore || pl->kind[ti] != SEED_NONE)
+				continue;
+			if (cfg->tables[ti].has_reverse)
+			{
+				arms = reverse_arms(pl, ti, false);
+				if (arms != NIL)
+				{
+					pl->kind[ti] = SEED_REVERSE;
+					pl->rev_arms[ti] = arms;
+					changed = true;
+				}
+				continue;
+			}
+			if (pl->may[ti])
+				continue;
+			arms = arms_of(pl, ti, NULL);
+			if (list_length(arms) != 1)
+			{
+				/* one polymorphic group of arms with a seed, else none */
+				List	   *group = NIL;
+				int			ngroups = 0;
+				int			i;
+
+				for (i = 0; i < cfg->nedges; i++)
+				{
+					SubsetEdge *e = &cfg->edges[i];
+					List	   *g;
+
+					if (e->child != ti || !SubsetEdgeIsPolymorphic(e))
+						continue;
+					g = arms_of(pl, ti, e);
+					if (g != NIL && linitial_int(g) == i)
+					{
+						group = g;
+						ngroups++;
+					}
+				}
+				arms = (list_length(arms) == 0 && ngroups == 1) ? group : NIL;
+			}
+			if (arms != NIL)
+			{
+				pl->kind[ti] = SEED_CASCADE;
+				pl->seed_edges[ti] = arms;
+				changed = true;
+			}
+		}
+	}
+	compute_may(pl);
+
+	/* rule 7, and the warnings of rule 4 */
+	initStringInfo(&unscopable);
+	for (o = 0; o < plan->norder; o++)
+	{
+		int			ti = plan->order[o];
+		SubsetTable *t = &cfg->tables[ti];
+
+		if (t->ignore)
+			continue;
+		if (t->has_reverse && pl->kind[ti] == SEED_REVERSE)
+			(void) reverse_arms(pl, ti, true);
+		if (pl->kind[ti] != SEED_NONE || pl->may[ti])
+			continue;
+		if (t->has_reverse)
+		{
+			(void) reverse_arms(pl, ti, true);
+			ereport(NOTICE,
+					(errmsg("no arm of the reverse_scope of table \"%s\" is scoped, so it is exported in full",
+							t->name)));
+			pl->kind[ti] = SEED_FALLBACK;
+		}
+		else if (pl->scope_mode)
+		{
+			appendStringInfo(&unscopable, "%s%s", n_unscopable ? ", " : "", t->name);
+			n_unscopable++;
+		}
+		else
+		{
+			ereport(WARNING,
+					(errmsg("no rule ties the rows of table \"%s\" to the target, so it is exported in full",
+							t->name),
+					 errdetail("It has no belongs_to path to the target, no reverse_scope, no exported row references it, and no parent with selected rows."),
+					 errhint("Add a belongs_to, declare reverse_scope, or set \"ignore\": true.")));
+			pl->kind[ti] = SEED_FALLBACK;
+		}
+	}
+	if (n_unscopable > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg_plural("scope-column mode: %d table cannot be scoped: %s",
+							   "scope-column mode: %d tables cannot be scoped: %s",
+							   n_unscopable, n_unscopable, unscopable.data),
+				 errhint("For each, declare \"scope_column\" on the table to filter it directly, add a belongs_to path to a table that carries the scope column, set \"scope_exempt\": true to export it in full, or set \"ignore\": true to skip it.")));
+	compute_may(pl);
+}
+
+/*
+ * space_ids
+ *		The ids of id space space: ids for "default", else the array that
+ *		ids_by_space holds under that name, or NULL.
+ */
+static ArrayType *
+space_ids(const char *space, ArrayType *ids, Jsonb *ids_by_space)
+{
+	JsonbValue *v;
+
+	if (space == NULL || strcmp(space, "default") == 0)
+		return ids;
+	if (ids_by_space == NULL)
+		return NULL;
+	v = getKeyJsonValueFromContainer(&ids_by_space->root, space, strlen(space), NULL);
+	if (v == NULL)
+		return NULL;
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ids of id space \"%s\" must be a JSON array", space)));
+	/* a JSON array of strings or numbers becomes a text[] */
+	{
+		JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+		JsonbValue	e;
+		JsonbIteratorToken tok;
+		ArrayBuildState *abs = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			if (tok != WJB_ELEM)
+				continue;
+			if (e.type == jbvString)
+				accumArrayResult(abs, PointerGetDatum(cstring_to_text_with_len(e.val.string.val, e.val.string.len)),
+								 false, TEXTOID, CurrentMemoryContext);
+			else if (e.type == jbvNumeric)
+				accumArrayResult(abs, DirectFunctionCall1(textin,
+														  DirectFunctionCall1(numeric_out, NumericGetDatum(e.val.numeric))),
+								 false, TEXTOID, CurrentMemoryContext);
+			else
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("ids of id space \"%s\" must be strings or numbers", space)));
+		}
+		return DatumGetArrayTypeP(makeArrayResult(abs, CurrentMemoryContext));
+	}
+}
+
+/*
+ * decide_sources
+ *		The mode, and the tables whose seed comes from the ids: the target,
+ *		or the scoped tables.  Checks the id spaces as the client does.
+ */
+static void
+decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetPlan *plan = pl->plan;
+	SubsetTable *target = plan->target >= 0 ? &cfg->tables[plan->target] : NULL;
+	const char *scope_name = NULL;
+	List	   *spaces_used = NIL;
+	int			i,
+				nids;
+
+	pl->scope_mode = (target == NULL || target->scope_col.n > 0);
+	if (!pl->scope_mode)
+	{
+		if (ids_by_space != NULL && JsonContainerSize(&ids_by_space->root) > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("ids were given for named id spaces, but target table \"%s\" declares no scope_column",
+							target->name),
+					 errdetail("Single-target mode uses only the default id space: the target's keys."),
+					 errhint("Name a table that declares a scope_column as the target, or drop the named ids.")));
+		if (target->rails_managed)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("target table \"%s\" is managed by Rails (type %s) and cannot be a target",
+							target->name, target->type)));
+		pl->kind[plan->target] = SEED_TARGET;
+		pl->ids_lits[plan->target] = ids_arrays(target, &target->pk, ids, &nids,
+												"primary key");
+		pl->target_nids = nids;
+		return;
+	}
+
+	if (target != NULL)
+		scope_name = target->scope_col.names[0];
+	for (i = 0; i < pl->nt; i++)
+	{
+		SubsetTable *t = &cfg->tables[i];
+		SubsetCols	col;
+		ArrayType  *a;
+		const char *space = t->id_space ? t->id_space : "default";
+		AttrNumber	attnum;
+
+		if (t->ignore)
+			continue;
+		if (t->rails_managed || t->scope_exempt)
+		{
+			pl->kind[i] = SEED_EXEMPT;
+			continue;
+		}
+		if (t->scope_col.n > 0)
+			col = t->scope_col;
+		else if (scope_name &&
+				 (attnum = get_attnum(t->relid, scope_name)) != InvalidAttrNumber)
+		{
+			col.n = 1;
+			col.names = palloc(sizeof(char *));
+			col.names[0] = pstrdup(scope_name);
+			col.attnums = palloc(sizeof(AttrNumber));
+			col.attnums[0] = attnum;
+			col.typids = palloc(sizeof(Oid));
+			col.typmods = palloc(sizeof(int32));
+			col.collids = palloc(sizeof(Oid));
+			get_atttypetypmodcoll(t->relid, attnum, &col.typids[0], &col.typmods[0],
+								  &col.collids[0]);
+			t->scope_col = col;
+		}
+		else
+			continue;
+		a = space_ids(space, ids, ids_by_space);
+		if (a == NULL || ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("scope-column mode: no ids were given for id space \"%s\", which table \"%s\" is filtered by",
+							space, t->name),
+					 strcmp(space, "default") == 0 ?
+					 errhint("Pass the ids of the scope column's values.") :
+					 errhint("Pass them in ids_by_space, as {\"%s\": [...]}.", space)));
+		spaces_used = list_append_unique(spaces_used, makeString(pstrdup(space)));
+		pl->kind[i] = SEED_DIRECT;
+		pl->ids_lits[i] = ids_arrays(t, &t->scope_col, a, &nids, "scope column");
+	}
+	if (spaces_used == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scope-column mode: no table declares a scope_column"),
+				 errhint("Name the table the ids belong to as the target (single-target mode), or declare \"scope_column\" on the tables to filter.")));
+	if (ids_by_space != NULL)
+	{
+		JsonbIterator *it = JsonbIteratorInit(&ids_by_space->root);
+		JsonbValue	k;
+		JsonbIteratorToken tok;
+
+		while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+		{
+			char	   *name;
+
+			if (tok != WJB_KEY)
+				continue;
+			name = pnstrdup(k.val.string.val, k.val.string.len);
+			if (!list_member(spaces_used, makeString(name)))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("scope-column mode: ids were given for id space \"%s\", but no table declares a scope_column in it",
+								name),
+						 errhint("Check the id space's name, or declare \"id_space\" on the tables it scopes.")));
+		}
+	}
+	/* no single target: no NOTICE about ids that match no row */
+	plan->ids_query = NULL;
+}
+
+/*
+ * arm_subquery
+ *		"SELECT alias.ref FROM exwiw_s_N": the keys of an edge's parent seed.
+ */
+static char *
+arm_subquery(Planner *pl, SubsetEdge *e)
+{
+	SubsetSet  *set = planner_set(pl, pl->sset[e->parent]);
+	StringInfoData sub;
+
+	initStringInfo(&sub);
+	appendStringInfoString(&sub, "SELECT ");
+	subset_append_cols(&sub, set->name, &e->ref);
+	appendStringInfo(&sub, " FROM %s", set->name);
+	return sub.data;
+}
+
+static void build_seed(Planner *pl, int ti);
+
+/*
+ * build_seed
+ *		Table ti's seed predicate, and its seed-key set when someone reads
+ *		it, after those of the tables it depends on (recursively, once).
+ */
+static void
+build_seed(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	const char *alias = planner_alias(t);
+	const char *relsql = subset_relation_sql(t);
+	StringInfoData s;
+	ListCell   *lc;
+	char	   *rule = NULL;
+
+	if (pl->building[ti] == 2 || pl->kind[ti] == SEED_NONE)
+		return;
+	if (pl->building[ti] == 1)
+		elog(ERROR, "seed of table \"%s\" depends on itself", t->name);
+	pl->building[ti] = 1;
+	check_stack_depth();
+	initStringInfo(&s);
+
+	switch (pl->kind[ti])
+	{
+		case SEED_TARGET:
+			appendStringInfoString(&s, ids_predicate(t, &t->pk, pl->ids_lits[ti]));
+			rule = "seed: the target rows";
+			break;
+		case SEED_DIRECT:
+			appendStringInfoString(&s, ids_predicate(t, &t->scope_col, pl->ids_lits[ti]));
+			rule = "seed: rows with the scope values";
+			break;
+		case SEED_PATH:
+		case SEED_CASCADE:
+			{
+				List	   *parts = NIL;
+
+				foreach(lc, pl->seed_edges[ti])
+				{
+					SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+					StringInfoData p;
+
+					build_seed(pl, e->parent);
+					initStringInfo(&p);
+					subset_append_match(&p, alias, &e->fk, arm_subquery(pl, e), &e->ref);
+					if (SubsetEdgeIsPolymorphic(e))
+					{
+						appendStringInfoString(&p, " AND ");
+						planner_append_type_cond(&p, alias, e);
+					}
+					parts = lappend(parts, p.data);
+					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti],
+															   pl->sset[e->parent]);
+					warn_unindexed(t, e);
+				}
+				if (list_length(parts) == 1 || t->pk.n == 0)
+				{
+					foreach(lc, parts)
+						appendStringInfo(&s, "%s%s%s%s", foreach_current_index(lc) ? " OR " : "",
+										 list_length(parts) > 1 ? "(" : "",
+										 (char *) lfirst(lc), list_length(parts) > 1 ? ")" : "");
+				}
+				else
+				{
+					/* a union of the arms, each a semi-join by key */
+					StringInfoData keys;
+
+					initStringInfo(&keys);
+					foreach(lc, parts)
+					{
+						if (foreach_current_index(lc) > 0)
+							appendStringInfoString(&keys, " UNION ALL ");
+						appendStringInfoString(&keys, "SELECT ");
+						subset_append_cols(&keys, alias, &t->pk);
+						appendStringInfo(&keys, " FROM %s WHERE %s", relsql, (char *) lfirst(lc));
+					}
+					subset_append_match(&s, alias, &t->pk, keys.data, &t->pk);
+				}
+				rule = pl->kind[ti] == SEED_PATH ? "seed: rows on the belongs_to path" :
+					"seed: rows of the parent with selected rows";
+				break;
+			}
+		case SEED_REVERSE:
+			{
+				StringInfoData vals;
+
+				initStringInfo(&vals);
+				foreach(lc, pl->rev_arms[ti])
+				{
+					SubsetReverseArm *arm = lfirst(lc);
+					SubsetSet  *set;
+
+					build_seed(pl, arm->table);
+					set = planner_set(pl, pl->sset[arm->table]);
+					if (vals.len > 0)
+						appendStringInfoString(&vals, " UNION ");
+					appendStringInfo(&vals, "SELECT %s.%s FROM %s WHERE %s.%s IS NOT NULL",
+									 set->name, quote_identifier(arm->col.names[0]), set->name,
+									 set->name, quote_identifier(arm->col.names[0]));
+					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti],
+															   pl->sset[arm->table]);
+				}
+				subset_append_match(&s, alias, &t->reverse_col, vals.data,
+									&((SubsetReverseArm *) linitial(pl->rev_arms[ti]))->col);
+				rule = "seed: values its reverse_scope arms hold";
+				break;
+			}
+		case SEED_UNRELATED:
+		case SEED_EXEMPT:
+		case SEED_FALLBACK:
+			break;
+		case SEED_NONE:
+			Assert(false);
+	}
+
+	pl->seed[ti] = s.len > 0 ? with_filter(s.data, t->filter) :
+		(t->filter ? with_filter(NULL, t->filter) : pstrdup("true"));
+	pl->seed_frag[ti] = (t->filter != NULL);
+
+	if (pl->scols[ti].n > 0)
+	{
+		StringInfoData q;
+
+		initStringInfo(&q);
+		appendStringInfoString(&q, "SELECT ");
+		subset_append_cols(&q, alias, &pl->scols[ti]);
+		appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->seed[ti]);
+		pl->sset[ti] = planner_add_set(pl, "s", ti, q.data, pl->seed_frag[ti],
+									   list_copy(pl->seed_deps[ti]),
+									   rule ? rule : "seed: every row");
+	}
+	pl->building[ti] = 2;
+}
+
+/*
+ * planner_seeds
+ *		Decide every table's seed (the file header's rules), then build the
+ *		seed predicates and the seed-key sets that others read.
+ */
+void
+planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetPlan *plan = pl->plan;
+	int			i,
+				o;
+	ListCell   *lc;
+
+	decide_sources(pl, ids, ids_by_space);
+	if (!pl->scope_mode)
+		for (i = 0; i < pl->nt; i++)
+			if (cfg->tables[i].rails_managed && !cfg->tables[i].ignore)
+				pl->kind[i] = SEED_EXEMPT;
+	find_paths(pl);
+
+	/* rule 2: the path, with its polymorphic sibling arms */
+	for (i = 0; i < pl->nt; i++)
+	{
+		if (pl->path[i] < 0)
+			continue;
+		pl->kind[i] = SEED_PATH;
+		pl->seed_edges[i] = list_make1_int(pl->path[i]);
+	}
+	for (i = 0; i < pl->nt; i++)
+	{
+		SubsetEdge *e;
+
+		if (pl->kind[i] != SEED_PATH)
+			continue;
+		e = &cfg->edges[pl->path[i]];
+		if (SubsetEdgeIsPolymorphic(e))
+			pl->seed_edges[i] = arms_of(pl, i, e);
+	}
+	/* rule 3 */
+	for (i = 0; i < pl->nt; i++)
+		if (!cfg->tables[i].ignore && !pl->comp[i] && pl->kind[i] == SEED_NONE)
+			pl->kind[i] = SEED_UNRELATED;
+
+	decide_fallbacks(pl);
+
+	/* which columns each seed-key set carries: what its readers match */
+	for (i = 0; i < pl->nt; i++)
+	{
+		foreach(lc, pl->seed_edges[i])
+		{
+			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+
+			planner_cols_union(&pl->scols[e->parent], &e->ref);
+		}
+		foreach(lc, pl->rev_arms[i])
+		{
+			SubsetReverseArm *arm = lfirst(lc);
+
+			planner_cols_union(&pl->scols[arm->table], &arm->col);
+		}
+	}
+	for (o = 0; o < plan->norder; o++)
+		if (!cfg->tables[plan->order[o]].ignore)
+			build_seed(pl, plan->order[o]);
+}
+
+/*
+ * planner_ids_query
+ *		The query that returns the target ids that match no row, for a
+ *		NOTICE at export; NULL when there is no target or no id.
+ */
+char *
+planner_ids_query(Planner *pl)
+{
+	SubsetPlan *plan = pl->plan;
+	SubsetTable *tt;
+	StringInfoData q;
+	int			k;
+
+	if (pl->scope_mode || plan->target < 0 || pl->target_nids == 0)
+		return NULL;
+	tt = &pl->cfg->tables[plan->target];
+	initStringInfo(&q);
+	appendStringInfoString(&q, "SELECT ");
+	for (k = 0; k < tt->pk.n; k++)
+		appendStringInfo(&q, "%sCAST(exwiw_id.c%d AS pg_catalog.text)", k ? ", " : "", k + 1);
+	appendStringInfo(&q, " FROM (%s) AS exwiw_id(",
+					 ids_subquery(pl->ids_lits[plan->target], tt->pk.n));
+	for (k = 0; k < tt->pk.n; k++)
+		appendStringInfo(&q, "%sc%d", k ? ", " : "", k + 1);
+	appendStringInfo(&q, ") WHERE NOT EXISTS (SELECT FROM %s WHERE ",
+					 subset_relation_sql(tt));
+	for (k = 0; k < tt->pk.n; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(&q, " AND ");
+		subset_append_eq(&q, psprintf("%s.%s", planner_alias(tt), quote_identifier(tt->pk.names[k])),
+						 tt->pk.typids[k], psprintf("exwiw_id.c%d", k + 1),
+						 tt->pk.typids[k]);
+	}
+	appendStringInfoString(&q, ")");
+	return q.data;
+}
