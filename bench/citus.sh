@@ -44,12 +44,14 @@ t0=$(date +%s.%N)
 citus_load_shop "$shops" "$orders"
 cq -q -c "VACUUM ANALYZE" && pq -q -c "VACUUM ANALYZE"
 echo "data loaded into both in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s"
-cq -X -c "SELECT logicalrelid AS table, count(*) AS shards, pg_size_pretty(sum(shard_size)) AS size
-	FROM citus_shards WHERE logicalrelid::text LIKE 'shop.%' GROUP BY 1 ORDER BY 1"
+cq -X -c "SELECT table_name AS table, citus_table_type AS type, count(*) AS shards,
+	pg_size_pretty(sum(shard_size)) AS size, string_agg(DISTINCT nodeport::text, ',') AS nodes
+	FROM citus_shards WHERE table_name::text LIKE 'shop.%' GROUP BY 1, 2 ORDER BY 1"
 
 # --- 1. one tenant -----------------------------------------------------------
 ms_of() { sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'; }
-tenants="500 17 233 734"
+# shops 500, 17, 233 and 734 of 1,000 (bench/subset.sh's), scaled to $shops
+tenants="$((shops / 2)) $(((17 * shops + 999) / 1000)) $((233 * shops / 1000)) $((734 * shops / 1000))"
 # session NODE CONFIG PREFIX SUFFIX: every tenant twice, in one session; prints
 # the times in ms, one per line
 session() {
@@ -97,10 +99,11 @@ med2() { read -ra t <<<"${tenant_ms[$1]}"; printf '%s\n' "${t[1]}" "${t[3]}" "${
 echo "median second run: plain tenant $(med2 "plain tenant") ms, citus tenant $(med2 "citus tenant") ms" \
 	"($(ratio "$(med2 "citus tenant")" "$(med2 "plain tenant")")x), citus REPEATABLE READ $(med2 "citus-rr tenant") ms," \
 	"citus relational $(med2 "citus relational") ms (plain relational $(med2 "plain relational") ms)"
-citus_export_files "$work/c" "$CITUS_COORD_PORT" "$(citus_config tenant)" "{500}"
-citus_export_files "$work/p" "$CITUS_PLAIN_PORT" "$(citus_config tenant)" "{500}"
+one=${tenants%% *}
+citus_export_files "$work/c" "$CITUS_COORD_PORT" "$(citus_config tenant)" "{$one}"
+citus_export_files "$work/p" "$CITUS_PLAIN_PORT" "$(citus_config tenant)" "{$one}"
 if diff -r -q "$work/c" "$work/p" >/dev/null; then same=yes; else same=NO; fi
-echo "shop 500: $(cat "$work/p"/* | wc -c) bytes in $(ls "$work/p" | wc -l) files; Citus's files == the plain node's: $same"
+echo "shop $one: $(cat "$work/p"/* | wc -c) bytes in $(ls "$work/p" | wc -l) files; Citus's files == the plain node's: $same"
 
 # --- 2. a full table through the coordinator ----------------------------------
 q="SELECT * FROM shop.orders"
@@ -135,7 +138,7 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 n=$(pq -XAtq -c "SELECT count(*) FROM shop.orders")
 echo
 echo "full table: $n orders, best of $runs runs; backend = the coordinator's (Citus) or the node's (plain)"
-printf '%-44s %8s %9s %13s %11s\n' path seconds "vs COPY" "backend priv" "backend RSS"
+printf '%-52s %8s %9s %13s %11s\n' path seconds "vs COPY" "backend priv" "backend RSS"
 for k in "${cases[@]}"; do
 	case $k in
 	*_exwiw_copy) label="exwiw_dump (copy) via psql -XAt" ;;
@@ -143,7 +146,7 @@ for k in "${cases[@]}"; do
 	*_copy) label="COPY (query) TO STDOUT" ;;
 	esac
 	base=${k%%_*}_copy
-	printf '%-6s %-37s %8s %8sx %10s MB %8s MB\n' "${k%%_*}" "$label" "${secs[$k]}" "$(ratio "${secs[$k]}" "${secs[$base]}")" \
+	printf '%-6s %-45s %8s %8sx %10s MB %8s MB\n' "${k%%_*}" "$label" "${secs[$k]}" "$(ratio "${secs[$k]}" "${secs[$base]}")" \
 		"$(mb "${anon[$k]}")" "$(mb "${hwm[$k]}")"
 done
 echo "Citus / plain: COPY $(ratio "${secs[citus_copy]}" "${secs[plain_copy]}")x, exwiw_dump $(ratio "${secs[citus_exwiw]}" "${secs[plain_exwiw]}")x," \

@@ -159,8 +159,19 @@ CONF
 	fi
 	local opt
 	for opt in "${CITUS_EXTRA_CONF[@]}"; do echo "$opt" >>"$data/postgresql.conf"; done
-	exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 start >/dev/null ||
-		{ cat "$dir/server.log"; return 1; }
+	# Our ports lie in the kernel's ephemeral range (32768-60999): a
+	# client socket of anyone on this machine may hold one for a while
+	local try
+	for try in 1 2 3 4 5 6; do
+		exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 start >/dev/null 2>&1 && break
+		if [ $try -lt 6 ] && grep -q "Address already in use" "$dir/server.log"; then
+			exwiw_log "port $port is busy, retrying"
+			sleep 5
+			continue
+		fi
+		cat "$dir/server.log"
+		return 1
+	done
 	CITUS_NODE_DIRS+=("$dir")
 }
 
