@@ -20,6 +20,11 @@
 #                        is registered as an EXIT trap
 # cq / w1 / w2 / pq ARGS psql -X on the coordinator / worker 1 / worker 2 /
 #                        the plain node (database postgres unless -d)
+# citus_load_shop SHOPS [ORDERS]  the shop schema and data on both sides
+# citus_ok / citus_not_ok / citus_todo / citus_note / citus_same /
+# citus_same_export      the tests' result lines (see test/citus/run)
+# citus_export_files DIR PORT CONFIG-SQL [IDS] [FORMAT]  one export, as files
+# citus_config NAME      the SQL of config-NAME.json (NULL for "catalog")
 
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
