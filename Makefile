@@ -20,3 +20,6 @@ PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# every object depends on every header: PGXS tracks no header dependencies
+$(OBJS): $(wildcard src/*.h)

@@ -120,3 +120,11 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb) IS
 'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';
+
+CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_fake'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_fake(text, text, text) IS
+'A deterministic fake value for replace_with_fake_data: the SHA-256 of seed picks an entry of exwiw''s pools (type name, first_name, last_name, email, username, phone_number, address, city, company; locale ja for Japanese)';

@@ -102,7 +102,7 @@ SELECT (exwiw_export('shops', '{2}', allow_undecided => true)).file_name LIMIT 1
 COMMIT;
 
 -- argument errors
-SELECT * FROM exwiw_export(NULL, '{1}');
+SELECT * FROM exwiw_export(NULL, '{1}', allow_undecided => true);
 SELECT * FROM exwiw_export('shops', NULL);
 SELECT * FROM exwiw_export('shops', '{1}', format => 'csv');
 SELECT * FROM exwiw_export('shops', '{1}', format => NULL);

@@ -33,20 +33,18 @@ typedef struct ClosureGroup
 } ClosureGroup;
 
 /*
- * planner_closure
- *		For every table, children first: the rows added by closure
- *		(exwiw_x), the predicate of all its rows, and exwiw_f when a parent
- *		or a self-reference reads it.
+ * planner_closure_prepare
+ *		Before any set is built: the columns of each table's exwiw_x and
+ *		exwiw_f rows, which tables reference themselves, and which tables'
+ *		exwiw_f someone reads.
  */
 void
-planner_closure(Planner *pl)
+planner_closure_prepare(Planner *pl)
 {
 	SubsetConfig *cfg = pl->cfg;
-	SubsetPlan *plan = pl->plan;
-	int			o,
-				i;
+	int			i;
+	ListCell   *lc;
 
-	/* which tables' exwiw_f someone reads; columns of exwiw_x/exwiw_f */
 	for (i = 0; i < cfg->nedges; i++)
 	{
 		SubsetEdge *e = &cfg->edges[i];
@@ -69,205 +67,290 @@ planner_closure(Planner *pl)
 		planner_cols_union(&pl->fcols[i], &cfg->tables[i].pk);
 		if (pl->selfref[i])
 			pl->need_f[i] = true;
-	}
-
-	for (o = plan->norder - 1; o >= 0; o--)
-	{
-		int			ti = plan->order[o];
-		SubsetTable *t = &cfg->tables[ti];
-		const char *alias = planner_alias(t);
-		const char *relsql = subset_relation_sql(t);
-		List	   *groups = NIL;
-		ListCell   *lc;
-		StringInfoData q;
-		List	   *xdeps = NIL;
-
-		CHECK_FOR_INTERRUPTS();
-		if (!pl->may[ti])
-			continue;
-
-		/* the parts: what each child's rows reference */
-		for (i = 0; i < cfg->nedges; i++)
+		/* a cascade from a parent with only referenced rows reads them all */
+		foreach(lc, pl->seed_edges[i])
 		{
-			SubsetEdge *e = &cfg->edges[i];
-			int			src;
-			ClosureGroup *g = NULL;
+			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-			if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
-				!pl->may[e->child])
-				continue;
-			/*
-			 * Through its seed edges a child's seed rows reference seed rows
-			 * of ours, which we have anyway: only its added rows count.
-			 */
-			if (list_member_int(pl->seed_edges[e->child], i))
-				src = pl->selfref[e->child] ? pl->fset[e->child] : pl->xset[e->child];
-			else
-				src = pl->fset[e->child];
-			if (src < 0)
-				continue;
-			foreach(lc, groups)
-				if (planner_cols_equal(((ClosureGroup *) lfirst(lc))->ref, &e->ref))
-					g = lfirst(lc);
-			if (g == NULL)
+			if (pl->kind[e->parent] == SEED_NONE)
 			{
-				g = palloc0(sizeof(ClosureGroup));
-				g->ref = &e->ref;
-				g->subcols = &e->fk;
-				initStringInfo(&g->parts);
-				groups = lappend(groups, g);
+				pl->need_f[e->parent] = true;
+				planner_cols_union(&pl->fcols[e->parent], &e->ref);
 			}
-			else
-				appendStringInfoString(&g->parts, " UNION ALL ");
-			appendStringInfoString(&g->parts, "SELECT ");
-			subset_append_cols(&g->parts, planner_set(pl, src)->name, &e->fk);
-			appendStringInfo(&g->parts, " FROM %s", planner_set(pl, src)->name);
-			if (SubsetEdgeIsPolymorphic(e))
-			{
-				appendStringInfoString(&g->parts, " WHERE ");
-				planner_append_type_cond(&g->parts, planner_set(pl, src)->name, e);
-			}
-			g->deps = list_append_unique_int(g->deps, src);
-			xdeps = list_append_unique_int(xdeps, src);
-		}
-
-		if (groups != NIL)
-		{
-			StringInfoData cond;
-
-			initStringInfo(&cond);
-			if (t->pk.n > 0)
-			{
-				StringInfoData keys;
-
-				initStringInfo(&keys);
-				foreach(lc, groups)
-				{
-					ClosureGroup *g = lfirst(lc);
-
-					if (keys.len > 0)
-						appendStringInfoString(&keys, " UNION ALL ");
-					if (planner_cols_equal(g->ref, &t->pk))
-						appendStringInfoString(&keys, g->parts.data);
-					else
-					{
-						appendStringInfoString(&keys, "SELECT ");
-						subset_append_cols(&keys, "exwiw_u", &t->pk);
-						appendStringInfo(&keys, " FROM %s AS exwiw_u WHERE ", relsql);
-						subset_append_match(&keys, "exwiw_u", g->ref, g->parts.data,
-											g->subcols);
-					}
-				}
-				/* the keys come out with the types of the key, or of the foreign keys */
-				subset_append_match(&cond, alias, &t->pk, keys.data,
-									list_length(groups) == 1 &&
-									planner_cols_equal(((ClosureGroup *) linitial(groups))->ref, &t->pk) ?
-									((ClosureGroup *) linitial(groups))->subcols : &t->pk);
-			}
-			else
-			{
-				foreach(lc, groups)
-				{
-					ClosureGroup *g = lfirst(lc);
-
-					if (cond.len > 0)
-						appendStringInfoString(&cond, " OR ");
-					subset_append_match(&cond, alias, g->ref, g->parts.data, g->subcols);
-				}
-			}
-			initStringInfo(&q);
-			appendStringInfoString(&q, "SELECT ");
-			subset_append_cols(&q, alias, &pl->fcols[ti]);
-			appendStringInfo(&q, " FROM %s WHERE %s", relsql, cond.data);
-			pl->xset[ti] = planner_add_set(pl, "x", ti, q.data, false, xdeps,
-								   "closure: rows that exported rows reference");
-
-			/* all rows: the seed, and the rows added */
-			if (t->pk.n > 0)
-			{
-				StringInfoData keys;
-				StringInfoData p;
-
-				initStringInfo(&keys);
-				if (pl->seed[ti])
-				{
-					appendStringInfoString(&keys, "SELECT ");
-					subset_append_cols(&keys, alias, &t->pk);
-					appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
-									 relsql, pl->seed[ti]);
-				}
-				appendStringInfoString(&keys, "SELECT ");
-				subset_append_cols(&keys, planner_set(pl, pl->xset[ti])->name, &t->pk);
-				appendStringInfo(&keys, " FROM %s", planner_set(pl, pl->xset[ti])->name);
-				initStringInfo(&p);
-				subset_append_match(&p, alias, &t->pk, keys.data, &t->pk);
-				pl->pred[ti] = p.data;
-			}
-			else
-				pl->pred[ti] = pl->seed[ti] ?
-					psprintf("(%s) OR (%s)", pl->seed[ti], cond.data) :
-					cond.data;
-			pl->pred_deps[ti] = list_append_unique_int(list_copy(pl->seed_deps[ti]),
-													   pl->xset[ti]);
-			if (pl->seed[ti] && t->pk.n == 0)
-				pl->pred_deps[ti] = list_concat_unique_int(pl->pred_deps[ti], xdeps);
-		}
-		else
-		{
-			pl->pred[ti] = pl->seed[ti];
-			pl->pred_deps[ti] = list_copy(pl->seed_deps[ti]);
-		}
-		pl->pred_frag[ti] = pl->seed_frag[ti];
-
-		/* exwiw_f: all rows' key columns, with ancestors when self-referencing */
-		if (pl->need_f[ti])
-		{
-			initStringInfo(&q);
-			if (pl->selfref[ti])
-			{
-				bool		first = true;
-
-				appendStringInfoString(&q, "WITH RECURSIVE exwiw_r AS (SELECT ");
-				subset_append_cols(&q, alias, &pl->fcols[ti]);
-				appendStringInfo(&q, " FROM %s WHERE %s UNION SELECT ", relsql,
-								 pl->pred[ti]);
-				subset_append_cols(&q, "exwiw_p", &pl->fcols[ti]);
-				appendStringInfo(&q, " FROM %s AS exwiw_p JOIN exwiw_r ON ", relsql);
-				for (i = 0; i < cfg->nedges; i++)
-				{
-					SubsetEdge *e = &cfg->edges[i];
-					int			k;
-
-					if (!planner_edge_live(pl, e) || !SubsetEdgeIsSelf(e) || e->child != ti)
-						continue;
-					appendStringInfoString(&q, first ? "(" : " OR (");
-					first = false;
-					for (k = 0; k < e->fk.n; k++)
-					{
-						if (k > 0)
-							appendStringInfoString(&q, " AND ");
-						subset_append_eq(&q,
-										 psprintf("exwiw_p.%s", quote_identifier(e->ref.names[k])),
-										 e->ref.typids[k],
-										 psprintf("exwiw_r.%s", quote_identifier(e->fk.names[k])),
-										 e->fk.typids[k]);
-					}
-					appendStringInfoChar(&q, ')');
-				}
-				appendStringInfoString(&q, ") SELECT * FROM exwiw_r");
-			}
-			else
-			{
-				appendStringInfoString(&q, "SELECT ");
-				subset_append_cols(&q, alias, &pl->fcols[ti]);
-				appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
-			}
-			pl->fset[ti] = planner_add_set(pl, "f", ti, q.data, pl->pred_frag[ti],
-								   list_copy(pl->pred_deps[ti]),
-								   pl->selfref[ti] ?
-								   "all rows, with their ancestors (self-reference)" :
-								   "all rows");
 		}
 	}
 }
 
+/*
+ * planner_fset
+ *		The exwiw_f set of table t, built (with what it reads) if not yet.
+ */
+int
+planner_fset(Planner *pl, int t)
+{
+	planner_build_rows(pl, t);
+	Assert(pl->fset[t] >= 0);
+	return pl->fset[t];
+}
+
+/*
+ * build_x
+ *		Table t's rows added by closure (exwiw_x) and the condition that
+ *		selects them, after the sets of its children (recursively, once).
+ *		Its own seed is not needed: a cascade child may read our rows.
+ */
+static void
+build_x(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	const char *alias = planner_alias(t);
+	const char *relsql = subset_relation_sql(t);
+	List	   *groups = NIL;
+	ListCell   *lc;
+	StringInfoData q;
+	List	   *xdeps = NIL;
+	int			i;
+
+	if (pl->x_state[ti] == 2)
+		return;
+	if (pl->x_state[ti] == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the rows of table \"%s\" depend on themselves", t->name),
+				 errdetail("A table's rows are selected through its own rows, by a cascade or a reverse_scope in a cycle."),
+				 errhint("Mark one of the belongs_tos of the cycle \"ignore\".")));
+	pl->x_state[ti] = 1;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (!pl->may[ti])
+	{
+		pl->x_state[ti] = 2;
+		return;
+	}
+
+	/* the parts: what each child's rows reference */
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+		int			src;
+		ClosureGroup *g = NULL;
+
+		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
+			!pl->may[e->child])
+			continue;
+		/*
+		 * Through its seed edges a child's seed rows reference rows of ours
+		 * that we have anyway: only its added rows count.
+		 */
+		if (list_member_int(pl->seed_edges[e->child], i) && !pl->selfref[e->child])
+		{
+			build_x(pl, e->child);
+			src = pl->xset[e->child];
+		}
+		else
+			src = planner_fset(pl, e->child);
+		if (src < 0)
+			continue;
+		foreach(lc, groups)
+			if (planner_cols_equal(((ClosureGroup *) lfirst(lc))->ref, &e->ref))
+				g = lfirst(lc);
+		if (g == NULL)
+		{
+			g = palloc0(sizeof(ClosureGroup));
+			g->ref = &e->ref;
+			g->subcols = &e->fk;
+			initStringInfo(&g->parts);
+			groups = lappend(groups, g);
+		}
+		else
+			appendStringInfoString(&g->parts, " UNION ALL ");
+		appendStringInfoString(&g->parts, "SELECT ");
+		subset_append_cols(&g->parts, planner_set(pl, src)->name, &e->fk);
+		appendStringInfo(&g->parts, " FROM %s", planner_set(pl, src)->name);
+		if (SubsetEdgeIsPolymorphic(e))
+		{
+			appendStringInfoString(&g->parts, " WHERE ");
+			planner_append_type_cond(&g->parts, planner_set(pl, src)->name, e);
+		}
+		g->deps = list_append_unique_int(g->deps, src);
+		xdeps = list_append_unique_int(xdeps, src);
+	}
+	if (groups != NIL)
+	{
+		StringInfoData cond;
+
+		initStringInfo(&cond);
+		if (t->pk.n > 0)
+		{
+			StringInfoData keys;
+
+			initStringInfo(&keys);
+			foreach(lc, groups)
+			{
+				ClosureGroup *g = lfirst(lc);
+
+				if (keys.len > 0)
+					appendStringInfoString(&keys, " UNION ALL ");
+				if (planner_cols_equal(g->ref, &t->pk))
+					appendStringInfoString(&keys, g->parts.data);
+				else
+				{
+					appendStringInfoString(&keys, "SELECT ");
+					subset_append_cols(&keys, "exwiw_u", &t->pk);
+					appendStringInfo(&keys, " FROM %s AS exwiw_u WHERE ", relsql);
+					subset_append_match(&keys, "exwiw_u", g->ref, g->parts.data,
+										g->subcols);
+				}
+			}
+			/* the keys come out with the types of the key, or of the foreign keys */
+			subset_append_match(&cond, alias, &t->pk, keys.data,
+								list_length(groups) == 1 &&
+								planner_cols_equal(((ClosureGroup *) linitial(groups))->ref, &t->pk) ?
+								((ClosureGroup *) linitial(groups))->subcols : &t->pk);
+		}
+		else
+		{
+			foreach(lc, groups)
+			{
+				ClosureGroup *g = lfirst(lc);
+
+				if (cond.len > 0)
+					appendStringInfoString(&cond, " OR ");
+				subset_append_match(&cond, alias, g->ref, g->parts.data, g->subcols);
+			}
+		}
+		initStringInfo(&q);
+		appendStringInfoString(&q, "SELECT ");
+		subset_append_cols(&q, alias, &pl->fcols[ti]);
+		appendStringInfo(&q, " FROM %s WHERE %s", relsql, cond.data);
+		pl->xset[ti] = planner_add_set(pl, "x", ti, q.data, false, xdeps,
+							   "closure: rows that exported rows reference");
+		pl->xcond[ti] = cond.data;
+		pl->xdeps[ti] = xdeps;
+	}
+	pl->x_state[ti] = 2;
+}
+
+/*
+ * planner_build_rows
+ *		Table t's predicate of all its rows (its seed, and the rows closure
+ *		adds), and exwiw_f when someone reads it (recursively, once).
+ */
+void
+planner_build_rows(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	const char *alias = planner_alias(t);
+	const char *relsql = subset_relation_sql(t);
+	StringInfoData q;
+	int			i;
+
+	if (pl->rows_state[ti] == 2)
+		return;
+	if (pl->rows_state[ti] == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the rows of table \"%s\" depend on themselves", t->name),
+				 errdetail("A table's rows are selected through its own rows, by a cascade or a reverse_scope in a cycle."),
+				 errhint("Mark one of the belongs_tos of the cycle \"ignore\".")));
+	pl->rows_state[ti] = 1;
+	check_stack_depth();
+	build_x(pl, ti);
+	planner_build_seed(pl, ti);
+	if (!pl->may[ti])
+	{
+		pl->rows_state[ti] = 2;
+		return;
+	}
+	if (pl->xset[ti] >= 0)
+	{
+		/* all rows: the seed, and the rows added */
+		if (t->pk.n > 0)
+		{
+			StringInfoData keys;
+			StringInfoData p;
+
+			initStringInfo(&keys);
+			if (pl->seed[ti])
+			{
+				appendStringInfoString(&keys, "SELECT ");
+				subset_append_cols(&keys, alias, &t->pk);
+				appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
+								 relsql, pl->seed[ti]);
+			}
+			appendStringInfoString(&keys, "SELECT ");
+			subset_append_cols(&keys, planner_set(pl, pl->xset[ti])->name, &t->pk);
+			appendStringInfo(&keys, " FROM %s", planner_set(pl, pl->xset[ti])->name);
+			initStringInfo(&p);
+			subset_append_match(&p, alias, &t->pk, keys.data, &t->pk);
+			pl->pred[ti] = p.data;
+		}
+		else
+			pl->pred[ti] = pl->seed[ti] ?
+				psprintf("(%s) OR (%s)", pl->seed[ti], pl->xcond[ti]) :
+				pl->xcond[ti];
+		pl->pred_deps[ti] = list_append_unique_int(list_copy(pl->seed_deps[ti]),
+												   pl->xset[ti]);
+		if (pl->seed[ti] && t->pk.n == 0)
+			pl->pred_deps[ti] = list_concat_unique_int(pl->pred_deps[ti], pl->xdeps[ti]);
+	}
+	else
+	{
+		pl->pred[ti] = pl->seed[ti];
+		pl->pred_deps[ti] = list_copy(pl->seed_deps[ti]);
+	}
+	pl->pred_frag[ti] = pl->seed_frag[ti];
+
+	/* exwiw_f: all rows' key columns, with ancestors when self-referencing */
+	if (pl->need_f[ti])
+	{
+		initStringInfo(&q);
+		if (pl->selfref[ti])
+		{
+			bool		first = true;
+
+			appendStringInfoString(&q, "WITH RECURSIVE exwiw_r AS (SELECT ");
+			subset_append_cols(&q, alias, &pl->fcols[ti]);
+			appendStringInfo(&q, " FROM %s WHERE %s UNION SELECT ", relsql,
+							 pl->pred[ti]);
+			subset_append_cols(&q, "exwiw_p", &pl->fcols[ti]);
+			appendStringInfo(&q, " FROM %s AS exwiw_p JOIN exwiw_r ON ", relsql);
+			for (i = 0; i < cfg->nedges; i++)
+			{
+				SubsetEdge *e = &cfg->edges[i];
+				int			k;
+
+				if (!planner_edge_live(pl, e) || !SubsetEdgeIsSelf(e) || e->child != ti)
+					continue;
+				appendStringInfoString(&q, first ? "(" : " OR (");
+				first = false;
+				for (k = 0; k < e->fk.n; k++)
+				{
+					if (k > 0)
+						appendStringInfoString(&q, " AND ");
+					subset_append_eq(&q,
+									 psprintf("exwiw_p.%s", quote_identifier(e->ref.names[k])),
+									 e->ref.typids[k],
+									 psprintf("exwiw_r.%s", quote_identifier(e->fk.names[k])),
+									 e->fk.typids[k]);
+				}
+				appendStringInfoChar(&q, ')');
+			}
+			appendStringInfoString(&q, ") SELECT * FROM exwiw_r");
+		}
+		else
+		{
+			appendStringInfoString(&q, "SELECT ");
+			subset_append_cols(&q, alias, &pl->fcols[ti]);
+			appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
+		}
+		pl->fset[ti] = planner_add_set(pl, "f", ti, q.data, pl->pred_frag[ti],
+							   list_copy(pl->pred_deps[ti]),
+							   pl->selfref[ti] ?
+							   "all rows, with their ancestors (self-reference)" :
+							   "all rows");
+	}
+	pl->rows_state[ti] = 2;
+}

@@ -604,6 +604,10 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 	ALLOC_ARRAY(pred_frag, bool);
 	ALLOC_ARRAY(pred_deps, List *);
 	ALLOC_ARRAY(building, int);
+	ALLOC_ARRAY(rows_state, int);
+	ALLOC_ARRAY(x_state, int);
+	ALLOC_ARRAY(xcond, char *);
+	ALLOC_ARRAY(xdeps, List *);
 #undef ALLOC_ARRAY
 	for (i = 0; i < nt; i++)
 	{
@@ -616,7 +620,10 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 		pl.pos[plan->order[i]] = i;
 
 	planner_seeds(&pl, ids, ids_by_space);
-	planner_closure(&pl);
+	planner_closure_prepare(&pl);
+	for (i = 0; i < plan->norder; i++)
+		if (!cfg->tables[plan->order[i]].ignore)
+			planner_build_rows(&pl, plan->order[i]);
 	plan_files(&pl);
 
 	plan->nsets = list_length(pl.sets);

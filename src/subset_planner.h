@@ -72,6 +72,10 @@ typedef struct Planner
 	List	  **pred_deps;
 	List	   *sets;			/* SubsetSet * */
 	int		   *building;		/* seed set recursion guard */
+	int		   *rows_state;		/* predicate and exwiw_f: 0, 1 building, 2 built */
+	int		   *x_state;		/* exwiw_x: the same */
+	char	  **xcond;			/* condition of the rows closure adds */
+	List	  **xdeps;			/* sets it reads */
 } Planner;
 
 /* subset_plan.c */
@@ -88,9 +92,12 @@ extern void planner_append_type_cond(StringInfo buf, const char *alias,
 
 /* subset_seeds.c */
 extern void planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space);
+extern void planner_build_seed(Planner *pl, int t);
 extern char *planner_ids_query(Planner *pl);
 
 /* subset_closure.c */
-extern void planner_closure(Planner *pl);
+extern void planner_closure_prepare(Planner *pl);
+extern void planner_build_rows(Planner *pl, int t);
+extern int	planner_fset(Planner *pl, int t);
 
 #endif							/* EXWIW_SUBSET_PLANNER_H */

@@ -372,6 +372,35 @@ find_paths(Planner *pl)
 }
 
 /*
+ * edges_between
+ *		Number of live edges from child to parent.
+ */
+static int
+edges_between(Planner *pl, int child, int parent)
+{
+	int			i,
+				n = 0;
+
+	for (i = 0; i < pl->cfg->nedges; i++)
+	{
+		SubsetEdge *e = &pl->cfg->edges[i];
+
+		n += (e->child == child && e->parent == parent && planner_edge_live(pl, e));
+	}
+	return n;
+}
+
+/*
+ * self_referencing
+ *		Does table t have a live edge to itself?
+ */
+static bool
+self_referencing(Planner *pl, int t)
+{
+	return edges_between(pl, t, t) > 0;
+}
+
+/*
  * arms_of
  *		The live edges of table t whose parent's seed constrains it: the
  *		polymorphic arms with e's type column when e is polymorphic, or the
@@ -389,7 +418,9 @@ arms_of(Planner *pl, int t, SubsetEdge *e)
 		SubsetEdge *a = &cfg->edges[i];
 
 		if (a->child != t || !planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
-			!SeedConstrains(pl->kind[a->parent]))
+			!(SeedConstrains(pl->kind[a->parent]) ||
+			  (e == NULL && pl->kind[a->parent] == SEED_NONE && pl->may[a->parent] &&
+			   edges_between(pl, t, a->parent) == 1 && !self_referencing(pl, t))))
 			continue;
 		if (e == NULL ? SubsetEdgeIsPolymorphic(a) :
 			!(SubsetEdgeIsPolymorphic(a) && a->type_col.attnums[0] == e->type_col.attnums[0]))
@@ -752,10 +783,15 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
  *		"SELECT alias.ref FROM exwiw_s_N": the keys of an edge's parent seed.
  */
 static char *
-arm_subquery(Planner *pl, SubsetEdge *e)
+arm_subquery(Planner *pl, SubsetEdge *e, int *setno)
 {
-	SubsetSet  *set = planner_set(pl, pl->sset[e->parent]);
+	SubsetSet  *set;
 	StringInfoData sub;
+
+	/* a parent whose rows are only referenced ones: all of them */
+	*setno = pl->kind[e->parent] == SEED_NONE ? planner_fset(pl, e->parent) :
+		pl->sset[e->parent];
+	set = planner_set(pl, *setno);
 
 	initStringInfo(&sub);
 	appendStringInfoString(&sub, "SELECT ");
@@ -764,15 +800,14 @@ arm_subquery(Planner *pl, SubsetEdge *e)
 	return sub.data;
 }
 
-static void build_seed(Planner *pl, int ti);
 
 /*
- * build_seed
+ * planner_build_seed
  *		Table ti's seed predicate, and its seed-key set when someone reads
  *		it, after those of the tables it depends on (recursively, once).
  */
-static void
-build_seed(Planner *pl, int ti)
+void
+planner_build_seed(Planner *pl, int ti)
 {
 	SubsetConfig *cfg = pl->cfg;
 	SubsetTable *t = &cfg->tables[ti];
@@ -809,18 +844,18 @@ build_seed(Planner *pl, int ti)
 				{
 					SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 					StringInfoData p;
+					int			setno;
 
-					build_seed(pl, e->parent);
+					planner_build_seed(pl, e->parent);
 					initStringInfo(&p);
-					subset_append_match(&p, alias, &e->fk, arm_subquery(pl, e), &e->ref);
+					subset_append_match(&p, alias, &e->fk, arm_subquery(pl, e, &setno), &e->ref);
 					if (SubsetEdgeIsPolymorphic(e))
 					{
 						appendStringInfoString(&p, " AND ");
 						planner_append_type_cond(&p, alias, e);
 					}
 					parts = lappend(parts, p.data);
-					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti],
-															   pl->sset[e->parent]);
+					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
 				}
 				if (list_length(parts) == 1 || t->pk.n == 0)
@@ -860,7 +895,7 @@ build_seed(Planner *pl, int ti)
 					SubsetReverseArm *arm = lfirst(lc);
 					SubsetSet  *set;
 
-					build_seed(pl, arm->table);
+					planner_build_seed(pl, arm->table);
 					set = planner_set(pl, pl->sset[arm->table]);
 					if (vals.len > 0)
 						appendStringInfoString(&vals, " UNION ");
@@ -911,9 +946,7 @@ void
 planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 {
 	SubsetConfig *cfg = pl->cfg;
-	SubsetPlan *plan = pl->plan;
-	int			i,
-				o;
+	int			i;
 	ListCell   *lc;
 
 	decide_sources(pl, ids, ids_by_space);
@@ -955,7 +988,8 @@ planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 		{
 			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-			planner_cols_union(&pl->scols[e->parent], &e->ref);
+			if (pl->kind[e->parent] != SEED_NONE)
+				planner_cols_union(&pl->scols[e->parent], &e->ref);
 		}
 		foreach(lc, pl->rev_arms[i])
 		{
@@ -964,9 +998,6 @@ planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 			planner_cols_union(&pl->scols[arm->table], &arm->col);
 		}
 	}
-	for (o = 0; o < plan->norder; o++)
-		if (!cfg->tables[plan->order[o]].ignore)
-			build_seed(pl, plan->order[o]);
 }
 
 /*

@@ -111,7 +111,7 @@ INSERT INTO want VALUES
 	('shops', '{1}'), ('languages', '{1,2,3,4}'), ('films', '{1,2,3}'),
 	('inventory', '{1,2}'), ('orders', '{1,150}'), ('order_lines', '{1,2,4}'),
 	('payments', '{1,101,201}'), ('notes', '{1}'), ('secret_notes', '{3}'),
-	('actors', '{}'), ('film_actors', '{}'), ('casting_notes', '{}'),
+	('actors', '{1,2,3}'), ('film_actors', '{1,2,3}'), ('casting_notes', '{1,2}'),
 	('tenants', '{a}'), ('flags', '{101}'), ('tickets', '{500,502}'),
 	('invoices', '{1,3}'), ('categories', '{1,2,3}'), ('Odd Name', '{1}'),
 	('a/b', '{1}'), ('audit_log', '{1,2,3}');
