@@ -12,7 +12,7 @@ CREATE SCHEMA trap AUTHORIZATION exwiw_owner;
 SET ROLE exwiw_owner;
 CREATE TABLE trap.shops (id int PRIMARY KEY, name varchar(20), code char(3));
 CREATE TABLE trap.users (id serial PRIMARY KEY, shop_id int REFERENCES trap.shops,
-	email varchar(50), parent_id int REFERENCES trap.users);
+	email varchar(50), parent_id int REFERENCES trap.users, api_token uuid);
 CREATE INDEX ON trap.users (shop_id);
 CREATE TABLE trap.tags (shop_code char(3), tag text, PRIMARY KEY (shop_code, tag));
 INSERT INTO trap.shops VALUES (1, 'a', 'A01'), (2, 'b', 'B02');
@@ -95,9 +95,13 @@ SET ROLE exwiw_reader;
 SELECT file_name FROM exwiw_export('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": "shop_id"}]}]');
 RESET ROLE;
 
--- Safe mode: a config with undecided columns is refused, naming them all,
--- before anything is read; a mask or "needs_mask_decision": false decides a
+-- Safe mode: the generated config masks what it can by default (email);
+-- a column with no default mask (a uuid token) stays undecided, and a
+-- config with undecided columns is refused, naming them all, before
+-- anything is read; a mask or "needs_mask_decision": false decides a
 -- column; allow_undecided => true exports them as they are.
+SELECT c FROM jsonb_array_elements(exwiw_config_from_catalog('trap') -> 'tables') t,
+	jsonb_array_elements(t -> 'columns') c WHERE c ? 'needs_mask_decision';
 SELECT * FROM exwiw_export('shops', '{1}', exwiw_config_from_catalog('trap'));
 SELECT count(*) FROM exwiw_export('shops', '{1}', '[{"name": "trap.shops", "primary_key": "id"},
 	{"name": "trap.users", "primary_key": "id", "columns": [{"name": "id"},

@@ -21,8 +21,15 @@
  * arrays.  Inheritance children are tables of their own: their keys are
  * their own, and each is read with ONLY.
  *
- * Columns that look sensitive (subset_sensitive.c) get
- * "needs_mask_decision": true, except key columns.
+ * Safe mode, as the Ruby client's: columns that look sensitive
+ * (subset_sensitive.c), key columns never, get "needs_mask_decision": true
+ * and, where the client has one, its default mask ("masked-{id}",
+ * "masked-{id}@example.com", 0, false, "2000-01-01", "{}", or the column's
+ * own constant default), so that a generated config is safe before anyone
+ * edits it; the marker stays, so a reviewer sees which masks were chosen
+ * by default.  Columns without a default (uuid, enum, array, binary, and
+ * unique columns that a constant would collide) stay undecided, and
+ * exwiw_export refuses them until someone decides.
  *
  *-------------------------------------------------------------------------
  */
@@ -42,6 +49,8 @@
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "rewrite/rewriteHandler.h"
+#include "nodes/primnodes.h"
 
 PG_FUNCTION_INFO_V1(exwiw_config_from_catalog);
 
@@ -342,6 +351,162 @@ append_belongs_to(StringInfo buf, SubsetCatalogFk *fk, const char *parent_name)
 }
 
 /*
+ * column_is_unique
+ *		Is column attnum of rel the only column of a unique index?  Then a
+ *		constant mask would make its rows collide.
+ */
+static bool
+column_is_unique(Relation rel, AttrNumber attnum)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		unique = false;
+
+	foreach(lc, indexes)
+	{
+		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
+		int			i;
+
+		if (ir->rd_index->indisunique)
+			for (i = 0; i < IndexRelationGetNumberOfKeyAttributes(ir); i++)
+				unique |= (ir->rd_index->indkey.values[i] == attnum);
+		index_close(ir, AccessShareLock);
+	}
+	return unique;
+}
+
+/*
+ * constant_default
+ *		The column's default when it is a plain constant (a quoted string,
+ *		a number, true or false) as the JSON value of a mask; else NULL.
+ */
+static char *
+constant_default(Relation rel, Form_pg_attribute att)
+{
+	Node	   *expr;
+	StringInfoData s;
+
+	if (!att->atthasdef)
+		return NULL;
+	expr = build_column_default(rel, att->attnum);
+	if (expr == NULL)
+		return NULL;
+	while (IsA(expr, RelabelType) || IsA(expr, CoerceViaIO) || IsA(expr, FuncExpr))
+	{
+		/* casts of a constant: 'x'::character varying, 0::numeric */
+		if (IsA(expr, RelabelType))
+			expr = (Node *) ((RelabelType *) expr)->arg;
+		else if (IsA(expr, CoerceViaIO))
+			expr = (Node *) ((CoerceViaIO *) expr)->arg;
+		else if (((FuncExpr *) expr)->funcformat != COERCE_EXPLICIT_CALL &&
+				 list_length(((FuncExpr *) expr)->args) >= 1)
+			expr = linitial(((FuncExpr *) expr)->args);
+		else
+			return NULL;
+	}
+	if (!IsA(expr, Const) || ((Const *) expr)->constisnull)
+		return NULL;
+	initStringInfo(&s);
+	{
+		Const	   *c = (Const *) expr;
+		Oid			out;
+		bool		varlena;
+		char	   *text;
+
+		getTypeOutputInfo(c->consttype, &out, &varlena);
+		text = OidOutputFunctionCall(out, c->constvalue);
+		if (c->consttype == BOOLOID)
+			appendStringInfoString(&s, strcmp(text, "t") == 0 ? "true" : "false");
+		else if (c->consttype == INT2OID || c->consttype == INT4OID ||
+				 c->consttype == INT8OID || c->consttype == NUMERICOID)
+			appendStringInfoString(&s, text);
+		else
+		{
+			/* a template placeholder would be read as one: not a default */
+			const char *open = strchr(text, '{');
+
+			if (open && strchr(open, '}') && strchr(open, '}') > open + 1)
+				return NULL;
+			escape_json(&s, text);
+		}
+	}
+	return s.data;
+}
+
+/*
+ * default_mask
+ *		The mask safe mode writes for a column it marks, as the Ruby client's
+ *		DefaultMask does, as a JSON value; NULL when the client gives none
+ *		(arrays, uuids, enums, binary data, and constants for unique
+ *		columns): the column then stays undecided.  pk is the table's single
+ *		key column, or NULL.
+ */
+static char *
+default_mask(Relation rel, Form_pg_attribute att, const char *pk)
+{
+	Oid			base = getBaseType(att->atttypid);
+	char	   *mask = NULL;
+	bool		unique = column_is_unique(rel, att->attnum);
+
+	if (OidIsValid(get_element_type(base)))
+		return NULL;
+	switch (base)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			{
+				int			limit = att->atttypmod > VARHDRSZ ? att->atttypmod - VARHDRSZ : -1;
+				bool		mail = strstr(NameStr(att->attname), "mail") != NULL;
+				StringInfoData s;
+
+				if (pk == NULL || (limit >= 0 && limit < (mail ? 40 : 20)))
+					return NULL;
+				initStringInfo(&s);
+				escape_json(&s, psprintf(mail ? "masked-{%s}@example.com" : "masked-{%s}", pk));
+				return s.data;
+			}
+		default:
+			break;
+	}
+	mask = constant_default(rel, att);
+	if (mask == NULL)
+	{
+		switch (base)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case NUMERICOID:
+			case FLOAT4OID:
+			case FLOAT8OID:
+				mask = "0";
+				break;
+			case BOOLOID:
+				mask = "false";
+				break;
+			case DATEOID:
+				mask = "\"2000-01-01\"";
+				break;
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+			case TIMEOID:
+			case TIMETZOID:
+				mask = "\"2000-01-01 00:00:00\"";
+				break;
+			case JSONOID:
+			case JSONBOID:
+				mask = "\"{}\"";
+				break;
+			default:
+				return NULL;
+		}
+	}
+	/* a constant would give every row of a unique column the same value */
+	return unique ? NULL : mask;
+}
+
+/*
  * append_table
  *		One table's config object.
  */
@@ -416,7 +581,13 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		if (!iskey && subset_column_looks_sensitive(RelationGetRelationName(rel),
 													 NameStr(att->attname),
 													 att->atttypid))
+		{
+			char	   *mask = default_mask(rel, att, npk == 1 ? pk[0] : NULL);
+
+			if (mask)
+				appendStringInfo(buf, ", \"replace_with\": %s", mask);
 			appendStringInfoString(buf, ", \"needs_mask_decision\": true");
+		}
 		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfoChar(buf, ']');

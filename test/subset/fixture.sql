@@ -101,3 +101,14 @@ INSERT INTO transactions (order_id, amount, card_last4) VALUES
 	(1, 511.50, '4242'), (2, 399.99, '1881'), (4, 20.00, '0005'), (5, 25.00, NULL);
 INSERT INTO order_tags VALUES (1, 'gift'), (4, 'rush');
 INSERT INTO announcements (body) VALUES ('Welcome'), ('Maintenance on Sunday');
+
+-- The catalog config without the default masks of safe mode, for tests
+-- that compare exported rows with the source rows.
+CREATE OR REPLACE FUNCTION public.exwiw_test_unmasked(cfg jsonb) RETURNS jsonb
+LANGUAGE sql AS $$
+	SELECT jsonb_build_object('tables', jsonb_agg(
+		t || jsonb_build_object('columns', (SELECT jsonb_agg(c - 'replace_with' - 'needs_mask_decision' ORDER BY k)
+											FROM jsonb_array_elements(t -> 'columns') WITH ORDINALITY AS y(c, k)))
+		ORDER BY n))
+	FROM jsonb_array_elements(cfg -> 'tables') WITH ORDINALITY AS x(t, n)
+$$;

@@ -71,7 +71,7 @@ SQL
 
 fail=0
 run() {
-	local label=$1 target=$2 ids=$3 format=$4 config=${5:-NULL}
+	local label=$1 target=$2 ids=$3 format=$4 config=${5:-"exwiw_test_unmasked(exwiw_config_from_catalog())"}
 	local dir=$work/out-$label
 	rm -rf "$dir"
 	fresh_dst
@@ -157,7 +157,7 @@ done
 # one row per INSERT statement: a load in many statements, parents first
 psql -X -q -d shapes_src -v ON_ERROR_STOP=1 -At >"$work/cfg1.json" <<'SQL'
 SET search_path = shapes, public;
-SELECT jsonb_agg(t || '{"bulk_insert_chunk_size": 1}') FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') t;
+SELECT jsonb_agg(t || '{"bulk_insert_chunk_size": 1}') FROM jsonb_array_elements(exwiw_test_unmasked(exwiw_config_from_catalog()) -> 'tables') t;
 SQL
 run "shops-1-insert1" shops '{1}' insert "'$(cat "$work/cfg1.json")'"
 check "shops-1-insert1" "$work/expect-shop1.sql" 2>&1
