@@ -176,7 +176,6 @@ INSERT INTO categories VALUES
 INSERT INTO "Odd Name" VALUES (1, 'it''s', 1), (2, E'tab\there', 2);
 INSERT INTO "a/b" VALUES (1, 1), (2, 2);
 ANALYZE;
-INSERT INTO announcements (body) VALUES ('Welcome'), ('Maintenance on Sunday');
 
 -- The catalog config without the default masks of safe mode, for tests
 -- that compare exported rows with the source rows.
