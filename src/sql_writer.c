@@ -58,6 +58,7 @@ typedef struct SqlWriter
 	ExwiwSqlFormat format;
 	int64		rows_per_statement; /* 0: one statement */
 	bool		overriding_system_value;
+	bool		no_column_list;
 	char	   *prologue;		/* before the first row, or NULL */
 	char	   *epilogue;		/* lines after the last row, or NULL */
 	int			natts;
@@ -202,27 +203,32 @@ sql_writer_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
 	appendStringInfoString(&sw->header,
 						   sw->format == EXWIW_FORMAT_INSERT ? "INSERT INTO " : "COPY ");
 	exwiw_append_table_name(&sw->header, sw->table_name);
-	appendStringInfoString(&sw->header, " (");
+	if (!sw->no_column_list)
+		appendStringInfoString(&sw->header, " (");
 	for (i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		Oid			outfunc;
 		bool		isvarlena;
 
-		if (i > 0)
-			appendStringInfoString(&sw->header, ", ");
-		exwiw_append_ident(&sw->header, NameStr(att->attname));
-
+		if (!sw->no_column_list)
+		{
+			if (i > 0)
+				appendStringInfoString(&sw->header, ", ");
+			exwiw_append_ident(&sw->header, NameStr(att->attname));
+		}
 		sw->cols[i].kind = column_kind(att->atttypid);
 		getTypeOutputInfo(att->atttypid, &outfunc, &isvarlena);
 		fmgr_info_cxt(outfunc, &sw->cols[i].outfn, cxt);
 	}
+	if (!sw->no_column_list)
+		appendStringInfoChar(&sw->header, ')');
 	if (sw->format == EXWIW_FORMAT_COPY)
-		appendStringInfoString(&sw->header, ") FROM stdin;\n");
+		appendStringInfoString(&sw->header, " FROM stdin;\n");
 	else if (sw->overriding_system_value)
-		appendStringInfoString(&sw->header, ") OVERRIDING SYSTEM VALUE VALUES\n");
+		appendStringInfoString(&sw->header, " OVERRIDING SYSTEM VALUE VALUES\n");
 	else
-		appendStringInfoString(&sw->header, ") VALUES\n");
+		appendStringInfoString(&sw->header, " VALUES\n");
 	MemoryContextSwitchTo(old);
 }
 
@@ -485,6 +491,7 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
 	sw->overriding_system_value = opts->overriding_system_value &&
 		opts->format == EXWIW_FORMAT_INSERT;
+	sw->no_column_list = opts->no_column_list;
 	sw->prologue = opts->prologue ? pstrdup(opts->prologue) : NULL;
 	sw->epilogue = opts->epilogue ? pstrdup(opts->epilogue) : NULL;
 	return &sw->pub;

@@ -659,6 +659,20 @@ parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 	if (!json_is_array(v))
 		type_error(p, "columns", "an array", v);
 	n = cfg_array_length(v);
+	if (n > 0 && t->rails_managed)
+	{
+		p->ectx.key = "columns";
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table \"%s\" has type %s, so key \"columns\" must not list columns",
+						t->name, t->type),
+				 errdetail("A table Rails manages is exported in full, every column, as the Ruby client does.")));
+	}
+	if (n == 0 && t->rails_managed)
+	{
+		default_columns(t);
+		return;
+	}
 	if (n == 0 && !t->ignore)
 		goto empty;
 	t->cols = palloc0(sizeof(SubsetColumn) * Max(n, 1));
@@ -1058,13 +1072,12 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 		subset_check_fragment(p->funcname, t, "filter", t->filter, true);
 	t->chunk = parse_chunk(p, json_get(tv, "bulk_insert_chunk_size"));
 
+	parse_scope_keys(p, t, tv);
 	parse_columns(p, t, json_get(tv, "columns"));
 
 	v = json_get(tv, "belongs_tos");
 	if (v != NULL && v->type != jbvNull && !json_is_array(v))
 		type_error(p, "belongs_tos", "an array", v);
-
-	parse_scope_keys(p, t, tv);
 }
 
 /*

@@ -114,6 +114,7 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	opts.rows_per_statement = ex->format == EXWIW_FORMAT_INSERT ? t->chunk : 0;
 	for (c = 0; c < t->ncols; c++)
 		opts.overriding_system_value |= t->cols[c].identity_always;
+	opts.no_column_list = t->rails_managed;
 	opts.prologue = exwiw_subset_file_prologue();
 	opts.epilogue = subset_run_epilogue(ex->run, ex->cur);
 	writer = exwiw_sql_writer_create(&opts);

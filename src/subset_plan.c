@@ -276,7 +276,9 @@ plan_files(Planner *pl)
 		}
 		if (t->filter && pl->seed[ti])
 			appendStringInfoString(&rule, ", narrowed by its filter");
-		if (pl->xset[ti] >= 0 && pl->seed[ti])
+		if (pl->xset[ti] >= 0 && pl->seed[ti] &&
+			!((pl->kind[ti] == SEED_FALLBACK || pl->kind[ti] == SEED_EXEMPT) &&
+			  t->filter == NULL))
 			appendStringInfoString(&rule, ", plus rows that exported rows reference");
 		if (pl->selfref[ti] && pl->may[ti])
 			appendStringInfoString(&rule, ", plus ancestors (self-reference)");

@@ -226,7 +226,8 @@ with_filter(const char *pred, const char *filter)
 /*
  * warn_unindexed
  *		NOTICE when a seed edge's foreign key has no index that starts with
- *		its columns: selecting the child's rows then reads the whole table.
+ *		its columns (in any order; a polymorphic edge's type column may lead
+ *		too): selecting the child's rows then reads the whole table.
  */
 static void
 warn_unindexed(SubsetTable *t, SubsetEdge *e)
@@ -236,6 +237,7 @@ warn_unindexed(SubsetTable *t, SubsetEdge *e)
 	ListCell   *lc;
 	bool		found = false;
 	StringInfoData cols;
+	AttrNumber	type_att = e->type_col.n > 0 ? e->type_col.attnums[0] : InvalidAttrNumber;
 
 	foreach(lc, indexes)
 	{
@@ -244,19 +246,31 @@ warn_unindexed(SubsetTable *t, SubsetEdge *e)
 		int			i,
 					j;
 		int			covered = 0;
+		Bitmapset  *seen = NULL;
 
-		/* the leading index columns are the foreign key's, in any order */
-		for (i = 0; i < Min(nkey, e->fk.n); i++)
+		/*
+		 * The leading index columns are the foreign key's (and the type
+		 * column), until every foreign key column is among them.
+		 */
+		for (i = 0; i < nkey && covered < e->fk.n; i++)
 		{
 			AttrNumber	a = ir->rd_index->indkey.values[i];
 			bool		in = false;
 
 			for (j = 0; j < e->fk.n; j++)
-				in |= (e->fk.attnums[j] == a);
-			if (!in)
+			{
+				if (e->fk.attnums[j] == a && !bms_is_member(j, seen))
+				{
+					seen = bms_add_member(seen, j);
+					in = true;
+				}
+			}
+			if (in)
+				covered++;
+			else if (a == InvalidAttrNumber || a != type_att)
 				break;
-			covered++;
 		}
+		bms_free(seen);
 		if (covered == e->fk.n &&
 			heap_attisnull(ir->rd_indextuple, Anum_pg_index_indpred, NULL))
 			found = true;
@@ -672,7 +686,6 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 	SubsetConfig *cfg = pl->cfg;
 	SubsetPlan *plan = pl->plan;
 	SubsetTable *target = plan->target >= 0 ? &cfg->tables[plan->target] : NULL;
-	const char *scope_name = NULL;
 	List	   *spaces_used = NIL;
 	int			i,
 				nids;
@@ -699,15 +712,11 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 		return;
 	}
 
-	if (target != NULL)
-		scope_name = target->scope_col.names[0];
 	for (i = 0; i < pl->nt; i++)
 	{
 		SubsetTable *t = &cfg->tables[i];
-		SubsetCols	col;
 		ArrayType  *a;
 		const char *space = t->id_space ? t->id_space : "default";
-		AttrNumber	attnum;
 
 		if (t->ignore)
 			continue;
@@ -716,24 +725,7 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 			pl->kind[i] = SEED_EXEMPT;
 			continue;
 		}
-		if (t->scope_col.n > 0)
-			col = t->scope_col;
-		else if (scope_name &&
-				 (attnum = get_attnum(t->relid, scope_name)) != InvalidAttrNumber)
-		{
-			col.n = 1;
-			col.names = palloc(sizeof(char *));
-			col.names[0] = pstrdup(scope_name);
-			col.attnums = palloc(sizeof(AttrNumber));
-			col.attnums[0] = attnum;
-			col.typids = palloc(sizeof(Oid));
-			col.typmods = palloc(sizeof(int32));
-			col.collids = palloc(sizeof(Oid));
-			get_atttypetypmodcoll(t->relid, attnum, &col.typids[0], &col.typmods[0],
-								  &col.collids[0]);
-			t->scope_col = col;
-		}
-		else
+		if (t->scope_col.n == 0)
 			continue;
 		a = space_ids(space, ids, ids_by_space);
 		if (a == NULL || ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) == 0)
