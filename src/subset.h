@@ -43,6 +43,7 @@
 
 /* Default rows per INSERT statement, as the Ruby client. */
 #define SUBSET_DEFAULT_CHUNK	10000
+#define SUBSET_DEFAULT_BATCH	1000	/* batch_scope.size, as the Ruby client */
 
 /* One column of a table's config: exported as is, or masked. */
 typedef struct SubsetColumn
@@ -155,6 +156,15 @@ typedef struct SubsetSet
 	bool		fragment;		/* query holds a user fragment */
 	List	   *deps;			/* indexes of the sets it reads */
 	bool		needed;			/* a file to be written reads it */
+	/*
+	 * batch_scope: the query runs once per slice of batch_size rows of set
+	 * batch_source, each time after the sets of batch_chain (nearest the
+	 * source first) are computed again from that slice alone; the results
+	 * are appended.  batch_source is -1 for a set computed at once.
+	 */
+	int			batch_source;
+	List	   *batch_chain;
+	int			batch_size;
 } SubsetSet;
 
 /* One file: a table's rows, in load order. */

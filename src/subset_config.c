@@ -411,20 +411,21 @@ parse_cols(ConfigParse *p, SubsetTable *t, JsonbValue *v, const char *keypath,
 }
 
 /*
- * parse_chunk
- *		bulk_insert_chunk_size: a positive integer, or null for the default.
+ * parse_positive
+ *		A positive integer at key (bulk_insert_chunk_size, batch_scope.size),
+ *		or null for dflt.
  */
 static int
-parse_chunk(ConfigParse *p, JsonbValue *v)
+parse_positive(ConfigParse *p, JsonbValue *v, const char *key, int dflt)
 {
 	char	   *s;
 	char	   *end;
 	long		n;
 
 	if (v == NULL || v->type == jbvNull)
-		return SUBSET_DEFAULT_CHUNK;
+		return dflt;
 	if (v->type != jbvNumeric)
-		type_error(p, "bulk_insert_chunk_size", "a positive integer", v);
+		type_error(p, key, "a positive integer", v);
 	s = DatumGetCString(DirectFunctionCall1(numeric_out,
 											NumericGetDatum(v->val.numeric)));
 	errno = 0;
@@ -434,11 +435,11 @@ parse_chunk(ConfigParse *p, JsonbValue *v)
 			;
 	if (*end != '\0' || errno != 0 || n < 1 || n > PG_INT32_MAX)
 	{
-		p->ectx.key = "bulk_insert_chunk_size";
+		p->ectx.key = key;
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("key \"bulk_insert_chunk_size\" of table \"%s\" must be a positive integer, not %s",
-						p->ectx.table, s)));
+				 errmsg("key \"%s\" of table \"%s\" must be a positive integer, not %s",
+						key, p->ectx.table, s)));
 	}
 	return (int) n;
 }
@@ -993,12 +994,8 @@ parse_reverse_and_batch(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *
 					 errmsg("batch_scope of table \"%s\" names table \"%s\", which is not in the config",
 							t->name, tab)));
 		size = json_get(b, "size");
-		t->batch_size = 1000;
-		if (size != NULL && size->type != jbvNull)
-		{
-			p->ectx.key = "batch_scope.size";
-			t->batch_size = parse_chunk(p, size);
-		}
+		t->batch_size = parse_positive(p, size, "batch_scope.size",
+									   SUBSET_DEFAULT_BATCH);
 	}
 }
 
@@ -1070,7 +1067,8 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 	p->ectx.key = "filter";
 	if (t->filter)
 		subset_check_fragment(p->funcname, t, "filter", t->filter, true);
-	t->chunk = parse_chunk(p, json_get(tv, "bulk_insert_chunk_size"));
+	t->chunk = parse_positive(p, json_get(tv, "bulk_insert_chunk_size"),
+							  "bulk_insert_chunk_size", SUBSET_DEFAULT_CHUNK);
 
 	parse_scope_keys(p, t, tv);
 	parse_columns(p, t, json_get(tv, "columns"));

@@ -143,6 +143,7 @@ planner_add_set(Planner *pl, const char *prefix, int table, char *query, bool fr
 	s->fragment = frag;
 	s->deps = deps;
 	s->rule = pstrdup(rule);
+	s->batch_source = -1;
 	pl->sets = lappend(pl->sets, s);
 	return list_length(pl->sets) - 1;
 }
@@ -596,6 +597,7 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 	ALLOC_ARRAY(seed_deps, List *);
 	ALLOC_ARRAY(may, bool);
 	ALLOC_ARRAY(selfref, bool);
+	ALLOC_ARRAY(batched, bool);
 	ALLOC_ARRAY(need_f, bool);
 	ALLOC_ARRAY(fcols, SubsetCols);
 	ALLOC_ARRAY(scols, SubsetCols);

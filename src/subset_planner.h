@@ -61,6 +61,7 @@ typedef struct Planner
 	List	  **seed_deps;
 	bool	   *may;			/* can have rows */
 	bool	   *selfref;		/* has a (non-broken) self-reference */
+	bool	   *batched;		/* PATH seed computed in batch_scope slices */
 	bool	   *need_f;			/* exwiw_f is read by someone */
 	SubsetCols *fcols;			/* columns of exwiw_x/exwiw_f rows */
 	SubsetCols *scols;			/* columns of exwiw_s rows */

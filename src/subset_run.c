@@ -17,7 +17,8 @@
  *	3. a NOTICE for target ids that match no row;
  *	4. the row sets of the plan, each computed once by its query into a
  *	   tuplestore (which spills to disk past work_mem) and registered as an
- *	   ephemeral named relation for the queries that read it;
+ *	   ephemeral named relation for the queries that read it (a set of a
+ *	   table with batch_scope, in slices: compute_batched_set);
  *	5. a NOTICE for rows that a table's filter excludes but closure adds;
  *	6. the setval lines of every file, from the source sequences;
  *	7. for a self-referencing table, each row's depth in the exported tree,
@@ -37,6 +38,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/tstoreReceiver.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -44,6 +46,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/queryenvironment.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -168,6 +171,225 @@ enr_list(SubsetRun *run, List *deps)
 }
 
 /*
+ * prepare_set_query
+ *		Parse and plan the query of set under the sets registered now (an
+ *		SPI connection is open), with a pinned search_path unless a user's
+ *		fragment is in it.
+ */
+static SPIPlanPtr
+prepare_set_query(SubsetSet *set)
+{
+	SPIPlanPtr	plan;
+	int			nest = -1;
+
+	if (!set->fragment)
+		nest = exwiw_pin_search_path();
+	plan = SPI_prepare(set->query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the query of set %s: %s", set->name,
+			 SPI_result_code_string(SPI_result));
+	if (nest >= 0)
+		exwiw_restore_settings(nest);
+	return plan;
+}
+
+/*
+ * run_set_query
+ *		Run the query of set, planned now, appending its rows to ts.
+ *		Returns a copy of its result descriptor in cxt.
+ */
+static TupleDesc
+run_set_query(SubsetSet *set, Tuplestorestate *ts, MemoryContext cxt)
+{
+	SPIPlanPtr	plan = prepare_set_query(set);
+	CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
+	DestReceiver *dest = CreateDestReceiver(DestTuplestore);
+	SPIExecuteOptions opts;
+	MemoryContext old;
+	TupleDesc	desc;
+	int			nest = -1;
+	int			ret;
+
+	SetTuplestoreDestReceiverParams(dest, ts, cxt, false, NULL, NULL);
+	memset(&opts, 0, sizeof(opts));
+	opts.read_only = true;
+	opts.dest = dest;
+	if (!set->fragment)
+		nest = exwiw_pin_search_path();
+	ret = SPI_execute_plan_extended(plan, &opts);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not compute set %s: %s", set->name,
+			 SPI_result_code_string(ret));
+	if (nest >= 0)
+		exwiw_restore_settings(nest);
+	old = MemoryContextSwitchTo(cxt);
+	desc = CreateTupleDescCopy(src->resultDesc);
+	MemoryContextSwitchTo(old);
+	dest->rDestroy(dest);
+	SPI_freeplan(plan);
+	return desc;
+}
+
+/*
+ * make_set
+ *		The ephemeral named relation name over tuplestore ts, of rows desc,
+ *		made in cxt (not registered).
+ */
+static EphemeralNamedRelation
+make_set(const char *name, TupleDesc desc, Tuplestorestate *ts,
+		 MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
+
+	enr->md.name = pstrdup(name);
+	enr->md.reliddesc = InvalidOid;
+	enr->md.tupdesc = desc;
+	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+	enr->md.enrtuples = tuplestore_tuple_count(ts);
+	enr->reldata = ts;
+	MemoryContextSwitchTo(old);
+	return enr;
+}
+
+/*
+ * register_set
+ *		make_set, and register the relation in the SPI connection.
+ */
+static EphemeralNamedRelation
+register_set(const char *name, TupleDesc desc, Tuplestorestate *ts,
+			 MemoryContext cxt)
+{
+	EphemeralNamedRelation enr = make_set(name, desc, ts, cxt);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
+		elog(ERROR, "could not register set %s", name);
+	MemoryContextSwitchTo(old);
+	return enr;
+}
+
+/*
+ * swap_set
+ *		Make enr the relation registered under its name.
+ */
+static void
+swap_set(EphemeralNamedRelation enr)
+{
+	if (SPI_unregister_relation(enr->md.name) != SPI_OK_REL_UNREGISTER)
+		elog(ERROR, "could not unregister set %s", enr->md.name);
+	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
+		elog(ERROR, "could not register set %s", enr->md.name);
+}
+
+/*
+ * compute_batched_set
+ *		batch_scope: run the query of set i once per slice of batch_size
+ *		rows of its source set, each time after the sets of its chain were
+ *		computed again from the slice alone, appending the rows.  The
+ *		source's slices partition it, and the chain follows one belongs_to
+ *		per row, so each row is found in exactly one batch; the union is
+ *		the set the query computes at once.  Each batch is planned for its
+ *		slice, so it reads the foreign key indexes however many rows the
+ *		whole scope holds.  Memory: one slice and the chain's sets of one
+ *		batch, freed after it; tuplestores spill to disk past work_mem.
+ */
+static void
+compute_batched_set(SubsetRun *run, int i)
+{
+	SubsetSet  *set = &run->plan->sets[i];
+	EphemeralNamedRelation src = run->enrs[set->batch_source];
+	Tuplestorestate *srcts = src->reldata;
+	MemoryContext batchcxt;
+	MemoryContext old;
+	Tuplestorestate *all;
+	TupleDesc	desc;
+	TupleTableSlot *slot;
+	int			readptr;
+	int			batch = 0;
+	int			nbatches;
+	ListCell   *lc;
+
+	/* the result descriptor, and the set, even with no batch */
+	{
+		SPIPlanPtr	plan = prepare_set_query(set);
+		CachedPlanSource *psrc = linitial(SPI_plan_get_plan_sources(plan));
+
+		old = MemoryContextSwitchTo(run->cxt);
+		desc = CreateTupleDescCopy(psrc->resultDesc);
+		all = tuplestore_begin_heap(false, false, work_mem);
+		MemoryContextSwitchTo(old);
+		SPI_freeplan(plan);
+	}
+
+	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw batch",
+									 ALLOCSET_DEFAULT_SIZES);
+	slot = MakeSingleTupleTableSlot(src->md.tupdesc, &TTSOpsMinimalTuple);
+	nbatches = (int) ((tuplestore_tuple_count(srcts) + set->batch_size - 1) / set->batch_size);
+	readptr = tuplestore_alloc_read_pointer(srcts, EXEC_FLAG_REWIND);
+	tuplestore_select_read_pointer(srcts, readptr);
+	tuplestore_rescan(srcts);
+	for (;;)
+	{
+		Tuplestorestate *slice;
+		List	   *temps = NIL;
+		int			n = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(batchcxt);
+		slice = tuplestore_begin_heap(false, false, work_mem);
+		MemoryContextSwitchTo(old);
+		tuplestore_select_read_pointer(srcts, readptr);
+		while (n < set->batch_size &&
+			   tuplestore_gettupleslot(srcts, true, false, slot))
+		{
+			tuplestore_puttupleslot(slice, slot);
+			n++;
+		}
+		if (n == 0)
+		{
+			tuplestore_end(slice);
+			break;
+		}
+
+		/* the slice in place of the source, then the chain from it */
+		swap_set(make_set(src->md.name, src->md.tupdesc, slice, batchcxt));
+		foreach(lc, set->batch_chain)
+		{
+			int			c = lfirst_int(lc);
+			SubsetSet  *cs = &run->plan->sets[c];
+			Tuplestorestate *ts;
+
+			old = MemoryContextSwitchTo(batchcxt);
+			ts = tuplestore_begin_heap(false, false, work_mem);
+			MemoryContextSwitchTo(old);
+			(void) run_set_query(cs, ts, batchcxt);
+			swap_set(make_set(cs->name, run->enrs[c]->md.tupdesc, ts, batchcxt));
+			temps = lappend(temps, ts);
+		}
+		(void) run_set_query(set, all, batchcxt);
+		batch++;
+		ereport(DEBUG1,
+				(errmsg_internal("batch_scope of table \"%s\": batch %d of %d, %d rows of table \"%s\", " INT64_FORMAT " rows found so far",
+								 run->plan->cfg->tables[set->table].name, batch, nbatches, n,
+								 run->plan->cfg->tables[run->plan->sets[set->batch_source].table].name,
+								 (int64) tuplestore_tuple_count(all))));
+
+		/* back to the whole sets */
+		swap_set(src);
+		foreach(lc, set->batch_chain)
+			swap_set(run->enrs[lfirst_int(lc)]);
+		foreach(lc, temps)
+			tuplestore_end((Tuplestorestate *) lfirst(lc));
+		tuplestore_end(slice);
+		MemoryContextReset(batchcxt);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	MemoryContextDelete(batchcxt);
+	run->enrs[i] = register_set(set->name, desc, all, run->cxt);
+}
+
+/*
  * compute_set
  *		Run the query of set i into a tuplestore and register it.  Assumes
  *		an SPI connection in which the sets it reads are registered.
@@ -176,53 +398,20 @@ static void
 compute_set(SubsetRun *run, int i)
 {
 	SubsetSet  *set = &run->plan->sets[i];
-	MemoryContext old;
-	SPIPlanPtr	plan;
-	CachedPlanSource *src;
 	Tuplestorestate *ts;
-	DestReceiver *dest;
-	SPIExecuteOptions opts;
-	EphemeralNamedRelation enr;
-	int			nest = -1;
-	int			ret;
+	MemoryContext old;
+	TupleDesc	desc;
 
-	if (!set->fragment)
-		nest = exwiw_pin_search_path();
-	plan = SPI_prepare(set->query, 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "could not prepare the query of set %s: %s", set->name,
-			 SPI_result_code_string(SPI_result));
-	src = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
-
+	if (set->batch_source >= 0)
+	{
+		compute_batched_set(run, i);
+		return;
+	}
 	old = MemoryContextSwitchTo(run->cxt);
 	ts = tuplestore_begin_heap(false, false, work_mem);
-	dest = CreateDestReceiver(DestTuplestore);
-	SetTuplestoreDestReceiverParams(dest, ts, run->cxt, false, NULL, NULL);
-	enr = palloc0(sizeof(EphemeralNamedRelationData));
-	enr->md.name = pstrdup(set->name);
-	enr->md.reliddesc = InvalidOid;
-	enr->md.tupdesc = CreateTupleDescCopy(src->resultDesc);
-	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
-	enr->reldata = ts;
 	MemoryContextSwitchTo(old);
-
-	memset(&opts, 0, sizeof(opts));
-	opts.read_only = true;
-	opts.dest = dest;
-	ret = SPI_execute_plan_extended(plan, &opts);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not compute set %s: %s", set->name,
-			 SPI_result_code_string(ret));
-	if (nest >= 0)
-		exwiw_restore_settings(nest);
-	SPI_freeplan(plan);
-
-	enr->md.enrtuples = tuplestore_tuple_count(ts);
-	old = MemoryContextSwitchTo(run->cxt);
-	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
-		elog(ERROR, "could not register set %s", set->name);
-	MemoryContextSwitchTo(old);
-	run->enrs[i] = enr;
+	desc = run_set_query(set, ts, run->cxt);
+	run->enrs[i] = register_set(set->name, desc, ts, run->cxt);
 }
 
 /*

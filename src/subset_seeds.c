@@ -794,6 +794,44 @@ arm_subquery(Planner *pl, SubsetEdge *e, int *setno)
 
 
 /*
+ * batch_seed
+ *		Table ti's seed-key set is computed in slices of its batch table's
+ *		seed rows (check_batch): annotate the set with the slice source and
+ *		the seed sets of the path between, and let every reader of ti's seed
+ *		match its primary key against the set.
+ */
+static void
+batch_seed(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	SubsetSet  *set = planner_set(pl, pl->sset[ti]);
+	StringInfoData s;
+	StringInfoData sub;
+	int			cur;
+
+	Assert(pl->sset[ti] >= 0);
+	set->batch_size = t->batch_size;
+	for (cur = cfg->edges[pl->path[ti]].parent; pl->kind[cur] == SEED_PATH;
+		 cur = cfg->edges[pl->path[cur]].parent)
+		set->batch_chain = lcons_int(pl->sset[cur], set->batch_chain);
+	Assert(cur == t->batch_table && pl->sset[cur] >= 0);
+	set->batch_source = pl->sset[cur];
+	set->rule = psprintf("%s, in batches of %d rows of table %s", set->rule,
+						 t->batch_size, cfg->tables[cur].name);
+
+	initStringInfo(&sub);
+	appendStringInfoString(&sub, "SELECT ");
+	subset_append_cols(&sub, set->name, &t->pk);
+	appendStringInfo(&sub, " FROM %s", set->name);
+	initStringInfo(&s);
+	subset_append_match(&s, planner_alias(t), &t->pk, sub.data, &t->pk);
+	pl->seed[ti] = s.data;
+	pl->seed_frag[ti] = false;
+	pl->seed_deps[ti] = list_make1_int(pl->sset[ti]);
+}
+
+/*
  * planner_build_seed
  *		Table ti's seed predicate, and its seed-key set when someone reads
  *		it, after those of the tables it depends on (recursively, once).
@@ -926,7 +964,97 @@ planner_build_seed(Planner *pl, int ti)
 									   list_copy(pl->seed_deps[ti]),
 									   rule ? rule : "seed: every row");
 	}
+	if (pl->batched[ti])
+		batch_seed(pl, ti);
 	pl->building[ti] = 2;
+}
+
+/*
+ * check_batch
+ *		The Ruby client's rules for batch_scope on table ti, naming batch
+ *		table b: scope-column mode only; b carries the scope column and has
+ *		a primary key; ti reaches b by a single belongs_to path (one arm at
+ *		every hop), or is b itself (then its rows are read by the scope
+ *		column's index at once, and nothing is sliced).  Marks ti batched.
+ */
+static void
+check_batch(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	SubsetTable *b = &cfg->tables[t->batch_table];
+	int			cur;
+
+	if (!pl->scope_mode)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\" applies only in scope-column mode", t->name),
+				 errdetail("In single-target mode the export is anchored on the ids given."),
+				 errhint("Export a slice of the ids at a time instead, or name a target that declares a scope_column.")));
+	if (pl->kind[ti] == SEED_EXEMPT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\" cannot apply: the table is exported in full", t->name),
+				 errdetail("It is scope_exempt or managed by Rails, so there is no scope filter to slice.")));
+	if (b->ignore)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\" names table \"%s\", which is ignored",
+						t->name, b->name)));
+	if (b->pk.n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\": table \"%s\" has no primary_key to slice the export by",
+						t->name, b->name)));
+	if (pl->kind[t->batch_table] == SEED_EXEMPT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\": table \"%s\" is exported in full",
+						t->name, b->name),
+				 errdetail("Its rows are not scoped, so every batch would reach outside the scope.")));
+	if (pl->kind[t->batch_table] != SEED_DIRECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\": table \"%s\" does not carry the scope column",
+						t->name, b->name),
+				 errdetail("Its rows in scope are not known before the batches run."),
+				 errhint("Name the scoped table that table \"%s\" reaches through its belongs_tos.", t->name)));
+	if (pl->kind[ti] == SEED_DIRECT)
+	{
+		if (t->batch_table != ti)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("batch_scope of table \"%s\" must name the table itself", t->name),
+					 errdetail("It carries the scope column, so it is filtered directly rather than through table \"%s\".",
+							   b->name)));
+		return;
+	}
+	if (t->pk.n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\" needs a primary_key on the table", t->name),
+				 errdetail("The rows each batch finds are collected by primary key.")));
+	for (cur = ti; pl->kind[cur] == SEED_PATH; cur = cfg->edges[pl->path[cur]].parent)
+	{
+		if (list_length(pl->seed_edges[cur]) != 1)
+			break;
+	}
+	if (pl->kind[cur] != SEED_DIRECT || cur == ti)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\" needs a single belongs_to path from it to the scope",
+						t->name),
+				 errdetail("It is scoped another way (polymorphic arms, reverse_scope, a parent's rows) or not at all; those rows are not tied to the rows of table \"%s\".",
+						   b->name)));
+	if (cur != t->batch_table)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_scope of table \"%s\": table \"%s\" is not where it reaches the scope",
+						t->name, b->name),
+				 errhint("Name the scoped table at the end of its belongs_to path, \"%s\".",
+						 cfg->tables[cur].name)));
+	pl->batched[ti] = true;
+	planner_cols_union(&pl->scols[ti], &t->pk);
 }
 
 /*
@@ -990,6 +1118,9 @@ planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 			planner_cols_union(&pl->scols[arm->table], &arm->col);
 		}
 	}
+	for (i = 0; i < pl->nt; i++)
+		if (!cfg->tables[i].ignore && cfg->tables[i].batch_table >= 0)
+			check_batch(pl, i);
 }
 
 /*
