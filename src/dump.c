@@ -55,7 +55,7 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		exwiw_require_arg(fcinfo, 1, fn, "table_name");
 		exwiw_require_arg(fcinfo, 3, fn, "format");
 		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 4, fn);
-		format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+		format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)), false);
 		if (!PG_ARGISNULL(2))
 		{
 			rows_per_statement = PG_GETARG_INT32(2);

@@ -143,7 +143,8 @@ typedef struct ExwiwSqlWriterOptions
 /* The first line of every whole SQL file exwiw writes. */
 #define EXWIW_FILE_SCS_LINE "SET standard_conforming_strings = on;\n"
 
-extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format);
+extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
+											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
 extern const char *exwiw_subset_file_prologue(void);
 extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);

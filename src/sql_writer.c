@@ -450,19 +450,24 @@ exwiw_subset_file_prologue(void)
 
 /*
  * exwiw_parse_sql_format
- *		Map the user's format argument to ExwiwSqlFormat.
+ *		Map the user's format argument to ExwiwSqlFormat; "jsonl" only when
+ *		allow_jsonl (a subset export).
  */
 ExwiwSqlFormat
-exwiw_parse_sql_format(const char *format)
+exwiw_parse_sql_format(const char *format, bool allow_jsonl)
 {
 	if (pg_strcasecmp(format, "insert") == 0)
 		return EXWIW_FORMAT_INSERT;
 	if (pg_strcasecmp(format, "copy") == 0)
 		return EXWIW_FORMAT_COPY;
+	if (allow_jsonl && pg_strcasecmp(format, "jsonl") == 0)
+		return EXWIW_FORMAT_JSONL;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown format \"%s\"", format),
-			 errhint("Valid formats are \"insert\" and \"copy\"; exwiw_export also takes \"jsonl\".")));
+			 allow_jsonl ?
+			 errhint("Valid formats are \"insert\", \"copy\" and \"jsonl\".") :
+			 errhint("Valid formats are \"insert\" and \"copy\".")));
 	pg_unreachable();
 }
 

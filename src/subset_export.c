@@ -169,12 +169,7 @@ exwiw_export(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 
 		ex = palloc0(sizeof(SubsetExport));
-		{
-			char	   *format = text_to_cstring(PG_GETARG_TEXT_PP(3));
-
-			ex->format = pg_strcasecmp(format, "jsonl") == 0 ? EXWIW_FORMAT_JSONL :
-				exwiw_parse_sql_format(format);
-		}
+		ex->format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)), true);
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
