@@ -16,6 +16,9 @@
 #
 #   bench/subset.sh --scale    only the scale part (below)
 #
+#   The Ruby client's modes (belongs_to walk, scope_column, batch_scope):
+#   the same bytes, their times and peak backend memory; see below.
+#
 # Scale: planning and exporting grow about linearly with the number of
 # tables.  1,000 tables in a chain (each belongs to the one before), in a star
 # (999 belong to one) and as a random graph of real density (each table
@@ -210,6 +213,51 @@ psql -X -A -t -q -c "SET client_min_messages = warning" -c "SET search_path = sh
 echo "--- the tables' sizes, for the buffer counts above"
 psql -X -q -c "SELECT relname, relpages, reltuples::bigint FROM pg_class
 	WHERE relnamespace = 'shop'::regnamespace AND relname IN ('orders', 'order_items') ORDER BY 1"
+
+# The Ruby client's two ways to scope a tenant, on the same data: the
+# belongs_to walk from the target (the catalog's config, single-target
+# mode), scope_column on every table that carries shop_id (scope-column
+# mode), and scope-column mode with batch_scope on order_items and
+# transactions (slices of 1,000 orders).  The files must be the same
+# bytes (batches: the same lines, in batch order); time and the backend's peak private memory (RssAnon, sampled) for
+# one shop and for all 1,000.
+exwiw_log "the Ruby client's modes: belongs_to walk, scope_column, scope_column + batch_scope"
+source "$EXWIW_ROOT/bench/common.sh"
+psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+SET search_path = shop, public;
+CREATE TABLE public.bench_cfg (mode text PRIMARY KEY, cfg jsonb);
+INSERT INTO public.bench_cfg
+SELECT 'walk', exwiw_config_from_catalog();
+INSERT INTO public.bench_cfg
+SELECT 'scope', jsonb_set(cfg, '{tables}', (
+	SELECT jsonb_agg(CASE WHEN t ->> 'name' = 'shops' THEN t || '{"scope_column": "id"}'
+					 WHEN t ->> 'name' IN ('users', 'products', 'orders') THEN t || '{"scope_column": "shop_id"}'
+					 WHEN t ->> 'name' = 'announcements' THEN t || '{"scope_exempt": true}'
+					 ELSE t END)
+	FROM jsonb_array_elements(cfg -> 'tables') t))
+FROM public.bench_cfg WHERE mode = 'walk';
+INSERT INTO public.bench_cfg
+SELECT 'batch', jsonb_set(cfg, '{tables}', (
+	SELECT jsonb_agg(CASE WHEN t ->> 'name' IN ('order_items', 'transactions')
+					 THEN t || '{"batch_scope": {"table": "orders", "size": 1000}}' ELSE t END)
+	FROM jsonb_array_elements(cfg -> 'tables') t))
+FROM public.bench_cfg WHERE mode = 'scope';
+SQL
+for ids in "'{500}'" "(SELECT array_agg(id::text) FROM shop.shops)"; do
+	label=$([ "$ids" = "'{500}'" ] && echo "one shop" || echo "all shops")
+	for mode in walk scope batch; do
+		bench_run "$label, $mode" psql -X -A -t -q -o "$dir/mode-$mode.txt" -c "SET search_path = shop, public" \
+			-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', $ids, (SELECT cfg FROM public.bench_cfg WHERE mode = '$mode'), allow_undecided => true) AS e) s"
+	done
+	# batches order a file's rows batch after batch: the same lines, sorted
+	if cmp -s "$dir/mode-walk.txt" "$dir/mode-scope.txt" &&
+		cmp -s <(LC_ALL=C sort "$dir/mode-scope.txt") <(LC_ALL=C sort "$dir/mode-batch.txt"); then
+		echo "$label: walk and scope write the same $(wc -c <"$dir/mode-walk.txt") bytes; batches the same lines in batch order"
+	else
+		echo "FAIL: $label: the modes write different files"
+		exit 1
+	fi
+done
 
 scale_ok=0
 scale_bench || scale_ok=1

@@ -1,7 +1,9 @@
 --
 -- batch_scope: a table's rows found in slices of its batch table's rows in
--- scope.  The files are the same, byte for byte, as without batches, for
--- every batch size; each rule of the Ruby client's pre-flight is an error.
+-- scope, whose keys are sorted as text (as the Ruby client does).  The
+-- files hold the same rows as without batches, for every batch size, batch
+-- after batch (each by primary key), rows that no batch found (the
+-- closure's) last; each rule of the Ruby client's pre-flight is an error.
 --
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS batch CASCADE;
@@ -48,14 +50,47 @@ $$;
 SELECT seq, table_name, rule FROM exwiw_plan('shops', '{1}', pg_temp.batched(:'cfg', 7))
 WHERE seq IS NULL AND rule ~ 'batch';
 
--- the same bytes for every size: one row per batch, a few, all at once
+-- each file's lines, sorted: the same rows for every size
+CREATE FUNCTION pg_temp.sorted_lines(cfg jsonb, ids text[], format text) RETURNS text[]
+LANGUAGE sql AS $$
+	SELECT array_agg(file_name || ': ' || line ORDER BY file_name, line COLLATE "C")
+	FROM exwiw_export('shops', ids, cfg, format) e,
+		 regexp_split_to_table(trim(trailing ',;' FROM e.chunk), E',?\n') AS line
+$$;
+-- the ids of table tab, in file order
+CREATE FUNCTION pg_temp.file_ids(cfg jsonb, ids text[], format text, tab text) RETURNS int[]
+LANGUAGE sql AS $$
+	SELECT array_agg(r.m[1]::int ORDER BY e.n, r.o)
+	FROM exwiw_export('shops', ids, cfg, format) WITH ORDINALITY AS e(file_name, chunk, n),
+		 regexp_matches(e.chunk, CASE format WHEN 'copy' THEN E'^(\\d+)\t' ELSE E'^\\(''(\\d+)''' END, 'gn')
+		 WITH ORDINALITY AS r(m, o)
+	WHERE e.file_name = 'insert-003-' || tab || '.sql' OR e.file_name ~ ('-' || tab || '\.sql$')
+$$;
+-- the order the Ruby client's batches give: the in-scope orders' ids sorted
+-- as text, sliced; each batch's lines by id; then the lines that only the
+-- closure adds (refunds' lines of other shops), by id
+CREATE FUNCTION pg_temp.expected_line_ids(ids int[], size int) RETURNS int[]
+LANGUAGE sql AS $$
+	WITH o AS (SELECT id, (row_number() OVER (ORDER BY id::text COLLATE "C") - 1) / size AS b
+			   FROM batch.orders WHERE shop_id = ANY (ids)),
+		 l AS (SELECT l.id, o.b FROM batch.order_lines l LEFT JOIN o ON o.id = l.order_id
+			   WHERE o.id IS NOT NULL
+				  OR l.id IN (SELECT line_id FROM batch.refunds WHERE id = ANY (ids)))
+	SELECT array_agg(id ORDER BY b NULLS LAST, id) FROM l
+$$;
+
 SELECT size, format, ids,
-	   pg_temp.files(pg_temp.batched(:'cfg', size), ids, format)
-		 IS NOT DISTINCT FROM pg_temp.files(:'cfg', ids, format) AS same,
-	   length(pg_temp.files(:'cfg', ids, format)) AS length
+	   pg_temp.sorted_lines(pg_temp.batched(:'cfg', size), ids, format)
+		 IS NOT DISTINCT FROM pg_temp.sorted_lines(:'cfg', ids, format) AS same_rows,
+	   cardinality(pg_temp.sorted_lines(:'cfg', ids, format)) AS lines,
+	   pg_temp.file_ids(pg_temp.batched(:'cfg', size), ids, format, 'order_lines')
+		 IS NOT DISTINCT FROM pg_temp.expected_line_ids(ids::int[], size) AS in_batch_order
 FROM unnest('{1,3,7,1000}'::int[]) size, unnest('{insert,copy}'::text[]) format,
 	 (VALUES ('{1}'::text[]), ('{1,2}'), ('{3}')) AS v(ids)
 ORDER BY 1, 2, 3;
+-- for example, batches of 7 of shop 1's orders: 10,12,14,16,18,2,20, then
+-- 22,24,...; line 2 (refund 1's, of shop 2) last
+SELECT pg_temp.file_ids(pg_temp.batched(:'cfg', 7), '{1}', 'insert', 'order_lines');
 
 -- The batches ran: shop 1 has 20 orders, so 3 batches of 7 for each
 -- table (line_notes: the lines of the slice's orders, then their notes).

@@ -160,9 +160,11 @@ typedef struct SubsetSet
 	 * batch_scope: the query runs once per slice of batch_size rows of set
 	 * batch_source, each time after the sets of batch_chain (nearest the
 	 * source first) are computed again from that slice alone; the results
-	 * are appended.  batch_source is -1 for a set computed at once.
+	 * are appended with the batch's number as a last column, exwiw_batch.
+	 * batch_source is -1 for a set computed at once.
 	 */
 	int			batch_source;
+	char	   *batch_order;	/* the source's rows, keys sorted as text */
 	List	   *batch_chain;
 	int			batch_size;
 } SubsetSet;

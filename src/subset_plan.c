@@ -368,6 +368,35 @@ plan_files(Planner *pl)
 			}
 			f->depth_query = rule.data;
 		}
+		else if (pl->batched[ti])
+		{
+			/*
+			 * batch_scope: batch after batch, rows no batch found last.  The
+			 * joined set shows only names of ours, so that the user's
+			 * unqualified column names in raw_sql or filter stay unambiguous.
+			 */
+			SubsetSet  *bs = planner_set(pl, pl->sset[ti]);
+
+			appendStringInfo(&q, "SELECT %s FROM %s LEFT JOIN (SELECT ",
+							 subset_select_list(t), relsql);
+			for (int k = 0; k < t->pk.n; k++)
+				appendStringInfo(&q, "%s.%s AS exwiw_batch_key%d, ",
+								 bs->name, quote_identifier(t->pk.names[k]), k + 1);
+			appendStringInfo(&q, "%s.exwiw_batch AS exwiw_batch_no FROM %s) AS exwiw_b ON ",
+							 bs->name, bs->name);
+			for (int k = 0; k < t->pk.n; k++)
+			{
+				if (k > 0)
+					appendStringInfoString(&q, " AND ");
+				subset_append_eq(&q, psprintf("%s.%s", alias, quote_identifier(t->pk.names[k])),
+								 t->pk.typids[k],
+								 psprintf("exwiw_b.exwiw_batch_key%d", k + 1),
+								 t->pk.typids[k]);
+			}
+			appendStringInfo(&q, " WHERE %s ORDER BY exwiw_b.exwiw_batch_no, ", where);
+			subset_append_cols(&q, alias, &t->pk);
+			f->deps = list_append_unique_int(f->deps, pl->sset[ti]);
+		}
 		else
 		{
 			appendStringInfo(&q, "SELECT %s FROM %s WHERE %s ORDER BY ",

@@ -283,15 +283,35 @@ swap_set(EphemeralNamedRelation enr)
 }
 
 /*
+ * sorted_source
+ *		The rows of set i's batch source in batch order (its query sorts
+ *		the keys as text), in a tuplestore made in cxt.
+ */
+static Tuplestorestate *
+sorted_source(SubsetRun *run, SubsetSet *set, MemoryContext cxt)
+{
+	SubsetSet	order = *set;
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+
+	MemoryContextSwitchTo(old);
+	order.query = set->batch_order;
+	order.fragment = false;
+	(void) run_set_query(&order, ts, cxt);
+	return ts;
+}
+
+/*
  * compute_batched_set
  *		batch_scope: run the query of set i once per slice of batch_size
- *		rows of its source set, each time after the sets of its chain were
- *		computed again from the slice alone, appending the rows.  The
- *		source's slices partition it, and the chain follows one belongs_to
- *		per row, so each row is found in exactly one batch; the union is
- *		the set the query computes at once.  Each batch is planned for its
- *		slice, so it reads the foreign key indexes however many rows the
- *		whole scope holds.  Memory: one slice and the chain's sets of one
+ *		rows of its source set (in the order of their keys as text), each
+ *		time after the sets of its chain were computed again from the slice
+ *		alone; its rows are appended with the batch number as a last
+ *		column.  The slices partition the source, and the chain follows one
+ *		belongs_to per row, so each row is found in exactly one batch: the
+ *		union is the set the query computes at once.  Each batch is planned
+ *		for its slice, so it reads the foreign key indexes however many rows
+ *		the whole scope holds.  Memory: one slice and the chain's sets of one
  *		batch, freed after it; tuplestores spill to disk past work_mem.
  */
 static void
@@ -299,58 +319,70 @@ compute_batched_set(SubsetRun *run, int i)
 {
 	SubsetSet  *set = &run->plan->sets[i];
 	EphemeralNamedRelation src = run->enrs[set->batch_source];
-	Tuplestorestate *srcts = src->reldata;
 	MemoryContext batchcxt;
 	MemoryContext old;
+	Tuplestorestate *sorted;
 	Tuplestorestate *all;
 	TupleDesc	desc;
-	TupleTableSlot *slot;
-	int			readptr;
+	TupleDesc	outdesc;
+	TupleTableSlot *srcslot;
+	TupleTableSlot *rowslot;
+	Datum	   *values;
+	bool	   *nulls;
 	int			batch = 0;
 	int			nbatches;
 	ListCell   *lc;
 
-	/* the result descriptor, and the set, even with no batch */
+	/* the descriptor of the set's query, and of the set: one more column */
 	{
 		SPIPlanPtr	plan = prepare_set_query(set);
 		CachedPlanSource *psrc = linitial(SPI_plan_get_plan_sources(plan));
 
 		old = MemoryContextSwitchTo(run->cxt);
 		desc = CreateTupleDescCopy(psrc->resultDesc);
+		outdesc = CreateTemplateTupleDesc(desc->natts + 1);
+		for (int a = 1; a <= desc->natts; a++)
+			TupleDescCopyEntry(outdesc, a, desc, a);
+		TupleDescInitEntry(outdesc, desc->natts + 1, "exwiw_batch", INT4OID, -1, 0);
 		all = tuplestore_begin_heap(false, false, work_mem);
+		values = palloc(sizeof(Datum) * (desc->natts + 1));
+		nulls = palloc(sizeof(bool) * (desc->natts + 1));
 		MemoryContextSwitchTo(old);
 		SPI_freeplan(plan);
 	}
 
+	sorted = sorted_source(run, set, CurrentMemoryContext);
+	nbatches = (int) ((tuplestore_tuple_count(sorted) + set->batch_size - 1) / set->batch_size);
 	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw batch",
 									 ALLOCSET_DEFAULT_SIZES);
-	slot = MakeSingleTupleTableSlot(src->md.tupdesc, &TTSOpsMinimalTuple);
-	nbatches = (int) ((tuplestore_tuple_count(srcts) + set->batch_size - 1) / set->batch_size);
-	readptr = tuplestore_alloc_read_pointer(srcts, EXEC_FLAG_REWIND);
-	tuplestore_select_read_pointer(srcts, readptr);
-	tuplestore_rescan(srcts);
+	srcslot = MakeSingleTupleTableSlot(src->md.tupdesc, &TTSOpsMinimalTuple);
+	rowslot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	for (;;)
 	{
 		Tuplestorestate *slice;
+		Tuplestorestate *found;
 		List	   *temps = NIL;
 		int			n = 0;
+		int64		nfound = 0;
 
 		CHECK_FOR_INTERRUPTS();
 		old = MemoryContextSwitchTo(batchcxt);
 		slice = tuplestore_begin_heap(false, false, work_mem);
+		found = tuplestore_begin_heap(false, false, work_mem);
 		MemoryContextSwitchTo(old);
-		tuplestore_select_read_pointer(srcts, readptr);
 		while (n < set->batch_size &&
-			   tuplestore_gettupleslot(srcts, true, false, slot))
+			   tuplestore_gettupleslot(sorted, true, false, srcslot))
 		{
-			tuplestore_puttupleslot(slice, slot);
+			tuplestore_puttupleslot(slice, srcslot);
 			n++;
 		}
 		if (n == 0)
 		{
 			tuplestore_end(slice);
+			tuplestore_end(found);
 			break;
 		}
+		batch++;
 
 		/* the slice in place of the source, then the chain from it */
 		swap_set(make_set(src->md.name, src->md.tupdesc, slice, batchcxt));
@@ -367,13 +399,25 @@ compute_batched_set(SubsetRun *run, int i)
 			swap_set(make_set(cs->name, run->enrs[c]->md.tupdesc, ts, batchcxt));
 			temps = lappend(temps, ts);
 		}
-		(void) run_set_query(set, all, batchcxt);
-		batch++;
+		(void) run_set_query(set, found, batchcxt);
+
+		/* the rows found, with the batch number */
+		while (tuplestore_gettupleslot(found, true, false, rowslot))
+		{
+			slot_getallattrs(rowslot);
+			memcpy(values, rowslot->tts_values, sizeof(Datum) * desc->natts);
+			memcpy(nulls, rowslot->tts_isnull, sizeof(bool) * desc->natts);
+			values[desc->natts] = Int32GetDatum(batch);
+			nulls[desc->natts] = false;
+			tuplestore_putvalues(all, outdesc, values, nulls);
+			nfound++;
+		}
+		ExecClearTuple(rowslot);
 		ereport(DEBUG1,
-				(errmsg_internal("batch_scope of table \"%s\": batch %d of %d, %d rows of table \"%s\", " INT64_FORMAT " rows found so far",
+				(errmsg_internal("batch_scope of table \"%s\": batch %d of %d, %d rows of table \"%s\", " INT64_FORMAT " rows found",
 								 run->plan->cfg->tables[set->table].name, batch, nbatches, n,
 								 run->plan->cfg->tables[run->plan->sets[set->batch_source].table].name,
-								 (int64) tuplestore_tuple_count(all))));
+								 nfound)));
 
 		/* back to the whole sets */
 		swap_set(src);
@@ -382,11 +426,14 @@ compute_batched_set(SubsetRun *run, int i)
 		foreach(lc, temps)
 			tuplestore_end((Tuplestorestate *) lfirst(lc));
 		tuplestore_end(slice);
+		tuplestore_end(found);
 		MemoryContextReset(batchcxt);
 	}
-	ExecDropSingleTupleTableSlot(slot);
+	ExecDropSingleTupleTableSlot(srcslot);
+	ExecDropSingleTupleTableSlot(rowslot);
+	tuplestore_end(sorted);
 	MemoryContextDelete(batchcxt);
-	run->enrs[i] = register_set(set->name, desc, all, run->cxt);
+	run->enrs[i] = register_set(set->name, outdesc, all, run->cxt);
 }
 
 /*

@@ -796,9 +796,11 @@ arm_subquery(Planner *pl, SubsetEdge *e, int *setno)
 /*
  * batch_seed
  *		Table ti's seed-key set is computed in slices of its batch table's
- *		seed rows (check_batch): annotate the set with the slice source and
- *		the seed sets of the path between, and let every reader of ti's seed
- *		match its primary key against the set.
+ *		seed rows, in the order of their keys as text (check_batch): annotate
+ *		the set with the slice source, its order and the seed sets of the
+ *		path between, and let every reader of ti's seed match its primary
+ *		key against the set.  The set's rows carry their batch number, by
+ *		which the file orders its rows (subset_plan.c).
  */
 static void
 batch_seed(Planner *pl, int ti)
@@ -806,6 +808,7 @@ batch_seed(Planner *pl, int ti)
 	SubsetConfig *cfg = pl->cfg;
 	SubsetTable *t = &cfg->tables[ti];
 	SubsetSet  *set = planner_set(pl, pl->sset[ti]);
+	SubsetSet  *src;
 	StringInfoData s;
 	StringInfoData sub;
 	int			cur;
@@ -817,6 +820,11 @@ batch_seed(Planner *pl, int ti)
 		set->batch_chain = lcons_int(pl->sset[cur], set->batch_chain);
 	Assert(cur == t->batch_table && pl->sset[cur] >= 0);
 	set->batch_source = pl->sset[cur];
+	src = planner_set(pl, set->batch_source);
+	/* the Ruby client sorts the key values it reads as text, byte-wise */
+	set->batch_order = psprintf("SELECT * FROM %s ORDER BY CAST(%s.%s AS pg_catalog.text) COLLATE pg_catalog.\"C\"",
+								src->name, src->name,
+								quote_identifier(cfg->tables[cur].pk.names[0]));
 	set->rule = psprintf("%s, in batches of %d rows of table %s", set->rule,
 						 t->batch_size, cfg->tables[cur].name);
 
@@ -1053,8 +1061,15 @@ check_batch(Planner *pl, int ti)
 						t->name, b->name),
 				 errhint("Name the scoped table at the end of its belongs_to path, \"%s\".",
 						 cfg->tables[cur].name)));
+	if (b->pk.n > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("batch_scope of table \"%s\": table \"%s\" has a composite primary key",
+						t->name, b->name),
+				 errdetail("Batches are slices of the batch table's key values sorted as text.")));
 	pl->batched[ti] = true;
 	planner_cols_union(&pl->scols[ti], &t->pk);
+	planner_cols_union(&pl->scols[t->batch_table], &b->pk);
 }
 
 /*
