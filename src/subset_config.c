@@ -568,7 +568,7 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 	}
 }
 
-/* The types replace_with_fake_data knows (subset_fake.c). */
+/* The types replace_with_fake_data knows (fake_data.c). */
 static const char *const fake_types[] = {
 	"name", "human_name", "first_name", "last_name", "human_name_kana",
 	"first_name_kana", "last_name_kana", "email", "username", "phone_number",

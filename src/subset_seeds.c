@@ -6,8 +6,7 @@
  * Two modes, as in the Ruby client.  Single-target mode: the ids are keys
  * of the target table.  Scope-column mode (the target declares
  * "scope_column", or there is no target): the ids are values of a scope
- * column (a tenant id), and every table that declares "scope_column" (or,
- * declaring none, has a column of the target's scope column's name) is
+ * column (a tenant id), and every table that declares "scope_column" is
  * filtered by it directly; "id_space" picks which set of ids a table's
  * column takes.
  *
@@ -36,7 +35,10 @@
  *
  * Every seed is narrowed by the table's own filter.  A seed is read from
  * its parents' seed-key sets (exwiw_s_N), which are built in dependency
- * order, each once.
+ * order, each once.  batch_scope (scope-column mode, a table on a single
+ * belongs_to path to a scoped table): the table's seed-key set is built in
+ * slices of that scoped table's seed keys (check_batch, batch_seed;
+ * subset_run.c runs them).
  *
  *-------------------------------------------------------------------------
  */
