@@ -5,11 +5,13 @@
  *
  * The extension is built from small files, one concept each:
  *
- *	ident.c			identifier quoting by the dump format's rule
+ *	sql_text.c		the dump format's text: literals, escapes, identifiers,
+ *					statement framing (no server needed: sql_text.h)
+ *	ident.c			a statement's table name, each part quoted
  *	settings.c		pinning DateStyle & co. while values are formatted
  *	query_check.c	refusing anything but a single read-only SELECT
- *	stream.c		cursor + DestReceiver + chunking: the streaming engine
- *	sql_writer.c	INSERT and COPY row formatting (the "writer")
+ *	stream.c		executor + DestReceiver + chunking: the streaming engine
+ *	sql_writer.c	INSERT and COPY rows: values to text, framed by sql_text.c
  *	srf.c			value-per-call plumbing shared by the streaming SRFs
  *	exwiw.c			module magic and shared argument checks
  *	dump.c			exwiw_dump(), the SQL-callable SRF
@@ -32,6 +34,7 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
+#include "sql_text.h"
 #include "tcop/cmdtag.h"
 #include "utils/queryenvironment.h"
 
@@ -94,8 +97,6 @@ typedef struct ExwiwQuery
 } ExwiwQuery;
 
 /* ident.c */
-extern bool exwiw_ident_needs_quotes(const char *ident);
-extern void exwiw_append_ident(StringInfo buf, const char *ident);
 extern void exwiw_append_table_name(StringInfo buf, const char *table_name);
 
 /* settings.c */
@@ -147,8 +148,6 @@ extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
 											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
 extern const char *exwiw_subset_file_prologue(void);
-extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);
-extern void exwiw_append_copy_value(StringInfo buf, const char *s, int len);
 
 /* srf.c: value-per-call plumbing for streaming SRFs */
 struct FuncCallContext;

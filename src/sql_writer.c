@@ -3,23 +3,8 @@
  * sql_writer.c
  *	  The INSERT and COPY writers: format rows the way the dump format says.
  *
- * INSERT (../shared/spec/sql-dump-format.md):
- *
- *	INSERT INTO <table> (<c1>, <c2>) VALUES
- *	('<v1>', NULL),
- *	('<v1>', '<v2>');
- *
- * Every non-NULL value is its type's text output in single quotes with '
- * doubled, and nothing else escaped.  With rows_per_statement = N a new
- * statement (same header) starts every N rows.
- *
- * COPY:
- *
- *	COPY <table> (<c1>, <c2>) FROM stdin;
- *	<v1>\t<v2>
- *	\.
- *
- * with NULL as \N and only \, TAB, LF and CR escaped.
+ * The text of the format, the framing of rows into statements included,
+ * is sql_text.c's; this file turns each value into text.
  *
  * Values come from the type's output function, looked up once per column;
  * the common integer, boolean and string types take a shortcut that
@@ -56,17 +41,13 @@ typedef struct SqlWriter
 	ExwiwWriter pub;
 	char	   *table_name;
 	ExwiwSqlFormat format;
-	int64		rows_per_statement; /* 0: one statement */
 	bool		overriding_system_value;
 	bool		no_column_list;
-	char	   *prologue;		/* before the first row, or NULL */
-	char	   *epilogue;		/* lines after the last row, or NULL */
 	int			natts;
 	StringInfoData header;		/* "INSERT INTO t (a, b) VALUES\n" */
+	ExwiwSqlFrame frame;		/* header, prologue, epilogue, statements */
 	SqlColumn  *cols;
 } SqlWriter;
-
-typedef void (*AppendValueFn) (StringInfo buf, const char *s, int len);
 
 /*
  * pg_itoa() and friends return the length from PostgreSQL 14 on; before
@@ -77,84 +58,6 @@ typedef void (*AppendValueFn) (StringInfo buf, const char *s, int len);
 #else
 #define EXWIW_ITOA(fn, v, buf) (fn((v), (buf)), (int) strlen(buf))
 #endif
-
-/*
- * exwiw_append_insert_value
- *		Append s[0..len) as a quoted SQL literal, doubling single quotes.
- */
-void
-exwiw_append_insert_value(StringInfo buf, const char *s, int len)
-{
-	const char *end = s + len;
-	const char *q = memchr(s, '\'', len);
-	char	   *d;
-
-	if (q == NULL)
-	{
-		/* the common case: no quote inside, one reservation, one copy */
-		enlargeStringInfo(buf, len + 2);
-		d = buf->data + buf->len;
-		d[0] = '\'';
-		memcpy(d + 1, s, len);
-		d[len + 1] = '\'';
-		buf->len += len + 2;
-		buf->data[buf->len] = '\0';
-		return;
-	}
-
-	appendStringInfoCharMacro(buf, '\'');
-	while (q != NULL)
-	{
-		/* copy through the quote, then write it once more */
-		appendBinaryStringInfo(buf, s, q - s + 1);
-		appendStringInfoCharMacro(buf, '\'');
-		s = q + 1;
-		q = memchr(s, '\'', end - s);
-	}
-	appendBinaryStringInfo(buf, s, end - s);
-	appendStringInfoCharMacro(buf, '\'');
-}
-
-/*
- * exwiw_append_copy_value
- *		Append s[0..len) escaped for COPY text format: \\ \t \n \r only.
- */
-void
-exwiw_append_copy_value(StringInfo buf, const char *s, int len)
-{
-	const char *start = s;
-	const char *end = s + len;
-
-	for (; s < end; s++)
-	{
-		char		esc;
-
-		switch (*s)
-		{
-			case '\\':
-				esc = '\\';
-				break;
-			case '\t':
-				esc = 't';
-				break;
-			case '\n':
-				esc = 'n';
-				break;
-			case '\r':
-				esc = 'r';
-				break;
-			default:
-				continue;
-		}
-		if (s > start)
-			appendBinaryStringInfo(buf, start, s - start);
-		appendStringInfoCharMacro(buf, '\\');
-		appendStringInfoCharMacro(buf, esc);
-		start = s + 1;
-	}
-	if (end > start)
-		appendBinaryStringInfo(buf, start, end - start);
-}
 
 /*
  * column_kind
@@ -229,31 +132,9 @@ sql_writer_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
 		appendStringInfoString(&sw->header, " OVERRIDING SYSTEM VALUE VALUES\n");
 	else
 		appendStringInfoString(&sw->header, " VALUES\n");
+	sw->frame.header = sw->header.data;
+	sw->frame.header_len = sw->header.len;
 	MemoryContextSwitchTo(old);
-}
-
-/*
- * escaped_length
- *		Exact length of s[0..len) once escaped by append_fn, quotes included.
- */
-static Size
-escaped_length(const char *s, int len, AppendValueFn append_fn)
-{
-	Size		n = len;
-	int			i;
-
-	if (append_fn == exwiw_append_insert_value)
-	{
-		n += 2;
-		for (i = 0; i < len; i++)
-			n += (s[i] == '\'');
-	}
-	else
-	{
-		for (i = 0; i < len; i++)
-			n += (s[i] == '\\' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r');
-	}
-	return n;
 }
 
 /*
@@ -265,14 +146,13 @@ escaped_length(const char *s, int len, AppendValueFn append_fn)
  * MaxAllocSize.  Values too small to matter skip the exact count.
  */
 static void
-check_room(StringInfo buf, const char *s, int len, AppendValueFn append_fn,
-		   uint64 rowno)
+check_room(StringInfo buf, const char *s, int len, bool insert, uint64 rowno)
 {
 	Size		need;
 
 	if ((Size) buf->len + 2 * (Size) len + 2 < MaxAllocSize - 1)
 		return;
-	need = escaped_length(s, len, append_fn);
+	need = exwiw_sql_escaped_length(s, len, insert);
 	if ((Size) buf->len + need >= MaxAllocSize - 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -284,14 +164,14 @@ check_room(StringInfo buf, const char *s, int len, AppendValueFn append_fn,
 
 /*
  * append_value
- *		Append one non-NULL value, escaped by append_fn.
+ *		Append one non-NULL value, escaped as the format says.
  *
  * Runs in the stream's per-row context, so the output function's result is
  * freed with the row.  rowno (0-based) names the row in a size error.
  */
 static inline void
-append_value(StringInfo buf, SqlColumn *col, Datum value,
-			 AppendValueFn append_fn, uint64 rowno)
+append_value(SqlWriter *sw, StringInfo buf, SqlColumn *col, Datum value,
+			 uint64 rowno)
 {
 	char		num[MAXINT8LEN + 1];
 	int			len;
@@ -300,26 +180,27 @@ append_value(StringInfo buf, SqlColumn *col, Datum value,
 	{
 		case COL_INT2:
 			len = EXWIW_ITOA(pg_itoa, DatumGetInt16(value), num);
-			append_fn(buf, num, len);
+			exwiw_sql_frame_value(&sw->frame, buf, num, len);
 			break;
 		case COL_INT4:
 			len = EXWIW_ITOA(pg_ltoa, DatumGetInt32(value), num);
-			append_fn(buf, num, len);
+			exwiw_sql_frame_value(&sw->frame, buf, num, len);
 			break;
 		case COL_INT8:
 			len = EXWIW_ITOA(pg_lltoa, DatumGetInt64(value), num);
-			append_fn(buf, num, len);
+			exwiw_sql_frame_value(&sw->frame, buf, num, len);
 			break;
 		case COL_BOOL:
-			append_fn(buf, DatumGetBool(value) ? "t" : "f", 1);
+			exwiw_sql_frame_value(&sw->frame, buf, DatumGetBool(value) ? "t" : "f", 1);
 			break;
 		case COL_TEXT:
 			{
 				text	   *t = DatumGetTextPP(value);
 
 				check_room(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
-						   append_fn, rowno);
-				append_fn(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+						   sw->frame.insert, rowno);
+				exwiw_sql_frame_value(&sw->frame, buf, VARDATA_ANY(t),
+									  VARSIZE_ANY_EXHDR(t));
 				break;
 			}
 		case COL_GENERIC:
@@ -327,8 +208,8 @@ append_value(StringInfo buf, SqlColumn *col, Datum value,
 				char	   *s = OutputFunctionCall(&col->outfn, value);
 				int			slen = strlen(s);
 
-				check_room(buf, s, slen, append_fn, rowno);
-				append_fn(buf, s, slen);
+				check_room(buf, s, slen, sw->frame.insert, rowno);
+				exwiw_sql_frame_value(&sw->frame, buf, s, slen);
 				break;
 			}
 	}
@@ -336,8 +217,9 @@ append_value(StringInfo buf, SqlColumn *col, Datum value,
 
 /*
  * sql_writer_row
- *		Append one row: the statement header when a statement starts here,
- *		then the tuple (INSERT) or the data line (COPY).
+ *		Append one row, framed by sql_text.c: the statement header when a
+ *		statement starts here, then the tuple (INSERT) or the data line
+ *		(COPY).
  */
 static void
 sql_writer_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
@@ -349,84 +231,38 @@ sql_writer_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot,
 	slot_getallattrs(slot);
 	Assert(slot->tts_nvalid == sw->natts);
 
-	if (rowno == 0 && sw->prologue)
-		appendStringInfoString(buf, sw->prologue);
-	if (rowno == 0 ||
-		(sw->rows_per_statement > 0 && rowno % sw->rows_per_statement == 0))
+	exwiw_sql_frame_row_start(&sw->frame, buf, rowno);
+	for (i = 0; i < sw->natts; i++)
 	{
-		/* COPY has one header only */
-		if (rowno == 0 || sw->format == EXWIW_FORMAT_INSERT)
-			appendBinaryStringInfo(buf, sw->header.data, sw->header.len);
+		if (i > 0)
+			exwiw_sql_frame_separator(&sw->frame, buf);
+		if (slot->tts_isnull[i])
+			exwiw_sql_frame_null(&sw->frame, buf);
+		else
+			append_value(sw, buf, &sw->cols[i], slot->tts_values[i], rowno);
 	}
-
-	if (sw->format == EXWIW_FORMAT_INSERT)
-	{
-		appendStringInfoCharMacro(buf, '(');
-		for (i = 0; i < sw->natts; i++)
-		{
-			if (i > 0)
-				appendBinaryStringInfo(buf, ", ", 2);
-			if (slot->tts_isnull[i])
-				appendBinaryStringInfo(buf, "NULL", 4);
-			else
-				append_value(buf, &sw->cols[i], slot->tts_values[i],
-							 exwiw_append_insert_value, rowno);
-		}
-		appendStringInfoCharMacro(buf, ')');
-	}
-	else
-	{
-		for (i = 0; i < sw->natts; i++)
-		{
-			if (i > 0)
-				appendStringInfoCharMacro(buf, '\t');
-			if (slot->tts_isnull[i])
-				appendBinaryStringInfo(buf, "\\N", 2);
-			else
-				append_value(buf, &sw->cols[i], slot->tts_values[i],
-							 exwiw_append_copy_value, rowno);
-		}
-	}
+	exwiw_sql_frame_row_end(&sw->frame, buf);
 }
 
 /*
  * sql_writer_between
- *		End the previous line when another row follows: "," inside an
- *		INSERT statement, ";" when the next row starts a new statement.
+ *		End the previous line when another row follows.
  */
 static void
 sql_writer_between(ExwiwWriter *w, StringInfo buf, uint64 next_rowno)
 {
-	SqlWriter  *sw = (SqlWriter *) w;
-
-	if (sw->format != EXWIW_FORMAT_INSERT)
-		return;
-	if (sw->rows_per_statement > 0 && next_rowno % sw->rows_per_statement == 0)
-		appendStringInfoCharMacro(buf, ';');
-	else
-		appendStringInfoCharMacro(buf, ',');
+	exwiw_sql_frame_between(&((SqlWriter *) w)->frame, buf, next_rowno);
 }
 
 /*
  * sql_writer_finish
- *		End the output: ";" for INSERT, the "\." line for COPY; then the
- *		epilogue's lines, if any.
+ *		End the output, then the epilogue's lines, if any.
  */
 static void
 sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 {
-	SqlWriter  *sw = (SqlWriter *) w;
-
 	Assert(nrows > 0);
-	if (sw->format == EXWIW_FORMAT_INSERT)
-		appendStringInfoCharMacro(buf, ';');
-	else
-		appendStringInfoString(buf, "\n\\.");
-	if (sw->epilogue)
-	{
-		appendStringInfoCharMacro(buf, '\n');
-		appendStringInfoString(buf, sw->epilogue);
-	}
+	exwiw_sql_frame_finish(&((SqlWriter *) w)->frame, buf);
 }
 
 /*
@@ -493,11 +329,12 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->pub.finish = sql_writer_finish;
 	sw->table_name = pstrdup(opts->table_name);
 	sw->format = opts->format;
-	sw->rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
 	sw->overriding_system_value = opts->overriding_system_value &&
 		opts->format == EXWIW_FORMAT_INSERT;
 	sw->no_column_list = opts->no_column_list;
-	sw->prologue = opts->prologue ? pstrdup(opts->prologue) : NULL;
-	sw->epilogue = opts->epilogue ? pstrdup(opts->epilogue) : NULL;
+	sw->frame.insert = opts->format == EXWIW_FORMAT_INSERT;
+	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
+	sw->frame.prologue = opts->prologue ? pstrdup(opts->prologue) : NULL;
+	sw->frame.epilogue = opts->epilogue ? pstrdup(opts->epilogue) : NULL;
 	return &sw->pub;
 }
