@@ -20,3 +20,7 @@ PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The file sinks compress with the zlib the server links, and with libzstd
+# when the server was built with it (pg_config.h: USE_ZSTD).
+SHLIB_LINK += $(filter -lz -lzstd, $(LIBS))
