@@ -207,7 +207,7 @@ exwiw_sink_check_path(const char *path, const char *argname)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not access directory \"%s\": %m", parent),
-				 errhint("The directory that is to hold the %s must exist on the database server.",
+				 errhint("Create the directory on the database server first; %s names a new entry in it.",
 						 argname)));
 	resolved = psprintf("%s/%s", strcmp(parent_real, "/") == 0 ? "" : parent_real, base);
 	refuse_server_path(canon, resolved);
@@ -561,12 +561,15 @@ exwiw_output_close(ExwiwOutput *out)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not close file \"%s\": %m", out->file_path)));
+	pfree(out->file_path);
+	out->file_path = NULL;
 	return out->bytes;
 }
 
 /*
  * exwiw_output_file_path
- *		The final path of the file being written, for error contexts.
+ *		The final path of the file being written, or of the output when
+ *		no file is open, for error contexts.
  */
 const char *
 exwiw_output_file_path(ExwiwOutput *out)

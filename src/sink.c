@@ -65,7 +65,7 @@ sink_error_context(void *arg)
 	SinkFile   *sf = (SinkFile *) arg;
 
 	if (sf->out != NULL)
-		errcontext("%s, writing file \"%s\"", sf->funcname,
+		errcontext("%s, writing \"%s\"", sf->funcname,
 				   exwiw_output_file_path(sf->out));
 }
 
@@ -318,14 +318,15 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw_export_to_dir",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	run = subset_export_prepare(fn, fcinfo, 1, cxt, &format, &plan);
 	suffix = exwiw_compress_suffix(&sf.spec);
 
+	/* what exists at dir is checked before the (costly) preparation */
+	sf.out = exwiw_output_begin(dir, true, overwrite);
 	errcb.callback = sink_error_context;
 	errcb.arg = &sf;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	sf.out = exwiw_output_begin(dir, true, overwrite);
+	run = subset_export_prepare(fn, fcinfo, 1, cxt, &format, &plan);
 
 	for (i = 0; i < plan->nfiles; i++)
 	{
