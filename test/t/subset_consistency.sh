@@ -95,7 +95,7 @@ for run in 1 2; do
 	dir=$work/run$run
 	subset_write_files "$dir" -d subset_src -c "SET client_min_messages = warning" \
 		-c "SET search_path = shop, public" \
-		-c "SELECT file_name, chunk FROM exwiw_export('shops', '{1}', $config)"
+		-c "SELECT file_name, chunk FROM exwiw_export('shops', '{1}', $config, allow_undecided => true)"
 	after=$(iterations)
 	if [ "$after" -le "$before" ]; then
 		echo "FAIL: run $run: the writer made no progress during the export"
@@ -110,23 +110,32 @@ for run in 1 2; do
 	fi
 done
 
-# the control: the same queries, one statement and so one snapshot each
-dir=$work/control
-mkdir -p "$dir"
-before=$(iterations)
-psql -XAtq -d subset_src -c "SET client_min_messages = warning" -c "SET search_path = shop, public" \
-	-c "SELECT seq || ' ' || file_name FROM exwiw_plan('shops', '{1}', $config)" >"$work/plan.txt"
-while read -r seq file; do
-	q=$(psql -XAtq -d subset_src -c "SET client_min_messages = warning" -c "SET search_path = shop, public" \
-		-c "SELECT quote_literal(query) || ', ' || quote_literal(table_name) FROM exwiw_plan('shops', '{1}', $config) WHERE seq = $seq")
-	subset_write_files "$dir/t" -d subset_src -c "SET search_path = shop, public" \
-		-c "SELECT '$file', chunk FROM exwiw_dump($q) AS chunk"
-done <"$work/plan.txt"
-after=$(iterations)
-if load "$dir/t"; then
-	echo "note: the control (one snapshot per table) happened to load; writer did $((after - before)) transactions"
+# the control: the same queries, one statement and so one snapshot each.
+# Only possible while a file's query stands alone: since the planner
+# computes row sets once (exwiw_s/x/f_N) and the files' queries read them,
+# it cannot run outside the export.
+if psql -XAtq -d subset_src -c "SET client_min_messages = warning" -c "SET search_path = shop, public" \
+	-c "SELECT string_agg(query, ' ') FROM exwiw_plan('shops', '{1}', $config) WHERE seq IS NOT NULL" | grep -q 'exwiw_[sxf]_[0-9]'; then
+	echo "skip: the control: the files' queries read the export's row sets, so they cannot run one statement each"
 else
-	echo "ok: the control (one snapshot per table) does not load, as expected: $(grep -m1 ERROR "$dir/t.err")"
+	dir=$work/control
+	mkdir -p "$dir"
+	before=$(iterations)
+	psql -XAtq -d subset_src -c "SET client_min_messages = warning" -c "SET search_path = shop, public" \
+		-c "SELECT seq || ' ' || output FROM exwiw_plan('shops', '{1}', $config) WHERE seq IS NOT NULL" >"$work/plan.txt"
+	while read -r seq file; do
+		q=$(psql -XAtq -d subset_src -c "SET client_min_messages = warning" -c "SET search_path = shop, public" \
+			-c "SELECT quote_literal(query) || ', ' || quote_literal(table_name) FROM exwiw_plan('shops', '{1}', $config) WHERE seq = $seq")
+		subset_write_files "$dir/t" -d subset_src -c "SET search_path = shop, public" \
+			-c "SELECT '$file', chunk FROM exwiw_dump($q) AS chunk"
+	done <"$work/plan.txt"
+	after=$(iterations)
+	if load "$dir/t"; then
+		echo "note: the control (one snapshot per table) happened to load; writer did $((after - before)) transactions"
+	else
+		echo "ok: the control (one snapshot per table) does not load, as expected: $(grep -m1 ERROR "$dir/t.err")"
+	fi
+
 fi
 
 psql -X -q -d subset_src -c "UPDATE writer_state SET stop = true"
