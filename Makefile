@@ -23,3 +23,7 @@ include $(PGXS)
 
 # every object depends on every header: PGXS tracks no header dependencies
 $(OBJS): $(wildcard src/*.h)
+
+# The file sinks compress with the zlib the server links, and with libzstd
+# when the server was built with it (pg_config.h: USE_ZSTD).
+SHLIB_LINK += $(filter -lz -lzstd, $(LIBS))

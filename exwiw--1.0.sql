@@ -128,3 +128,80 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION exwiw_fake(text, text, text) IS
 'A deterministic fake value for replace_with_fake_data: the SHA-256 of seed picks an entry of exwiw''s pools (type name, first_name, last_name, email, username, phone_number, address, city, company; locale ja for Japanese)';
+
+------------------------------------------------------------------------------
+-- Server-side file sinks (sink.c, file_sink.c, compress.c): the same bytes
+-- as exwiw_dump, exwiw_dump_jsonl and exwiw_export, written into files on
+-- the database server, atomically, optionally compressed.  Only superusers
+-- and members of pg_write_server_files may call them (checked in C, as for
+-- COPY ... TO 'file').  See doc/sinks.md.
+------------------------------------------------------------------------------
+
+CREATE FUNCTION exwiw_dump_to_file(
+	path text,
+	query text,
+	table_name text,
+	rows_per_statement integer DEFAULT NULL,
+	format text DEFAULT 'insert',
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	OUT file_name text,
+	OUT rows bigint,
+	OUT bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
+'Write exwiw_dump''s output as a whole SQL file on the server (SET standard_conforming_strings = on; first), atomically; compress => ''gzip'' or ''zstd''';
+
+CREATE FUNCTION exwiw_dump_jsonl_to_file(
+	path text,
+	query text,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false,
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	OUT file_name text,
+	OUT rows bigint,
+	OUT bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'exwiw_dump_jsonl_to_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_jsonl_to_file(text, text, text[], boolean, text, boolean) IS
+'Write exwiw_dump_jsonl''s output as a .jsonl file on the server, atomically; compress => ''gzip'' or ''zstd''';
+
+CREATE FUNCTION exwiw_export_to_dir(
+	dir text,
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	format text DEFAULT 'insert',
+	allow_undecided boolean DEFAULT false,
+	files integer[] DEFAULT NULL,
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(file_name text, rows bigint, bytes bigint)
+AS 'MODULE_PATHNAME', 'exwiw_export_to_dir'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb) IS
+'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file';
+
+CREATE FUNCTION exwiw_remove_export(dir text)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'exwiw_remove_export'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_remove_export(text) IS
+'Remove the directory of an export written by exwiw_export_to_dir (only files named insert-* in it); returns the number of files removed';
+
+CREATE FUNCTION exwiw_copy_lines(query text, table_name text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_copy_lines'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_copy_lines(text, text) IS
+'A COPY-format dump as one file line per row, for \copy (SELECT exwiw_copy_lines(...)) TO ''file'' WITH (FORMAT csv, DELIMITER E''\x01'', QUOTE E''\x02'', NULL E''\x03'')';

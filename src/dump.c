@@ -42,7 +42,7 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		const char *fn = "exwiw_dump";
 		char	   *query;
 		char	   *table_name;
-		int64		rows_per_statement = 0;
+		int64		rows_per_statement;
 		ExwiwSqlFormat format;
 		int			chunk_bytes;
 		MemoryContext old;
@@ -56,22 +56,7 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		exwiw_require_arg(fcinfo, 3, fn, "format");
 		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 4, fn);
 		format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)), false);
-		if (!PG_ARGISNULL(2))
-		{
-			rows_per_statement = PG_GETARG_INT32(2);
-			if (rows_per_statement <= 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("rows_per_statement must be positive, not " INT64_FORMAT,
-								rows_per_statement),
-						 errhint("Pass NULL (the default) for a single statement.")));
-			if (format != EXWIW_FORMAT_INSERT)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("rows_per_statement applies only to format \"insert\""),
-						 errdetail("A COPY block has no statements to split."),
-						 errhint("Leave rows_per_statement NULL with format \"copy\".")));
-		}
+		rows_per_statement = exwiw_rows_per_statement_arg(fcinfo, 2, format);
 
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);

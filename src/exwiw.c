@@ -90,3 +90,32 @@ exwiw_extension_schema(void)
 		elog(ERROR, "could not find the schema of extension exwiw");
 	return get_namespace_name(nsp);
 }
+
+/*
+ * exwiw_rows_per_statement_arg
+ *		Read and check a rows_per_statement argument: NULL (one statement,
+ *		returned as 0) or positive, and only for the INSERT format.
+ */
+int64
+exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
+							 ExwiwSqlFormat format)
+{
+	int64		rows_per_statement;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	rows_per_statement = PG_GETARG_INT32(argno);
+	if (rows_per_statement <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rows_per_statement must be positive, not " INT64_FORMAT,
+						rows_per_statement),
+				 errhint("Pass NULL (the default) for a single statement.")));
+	if (format != EXWIW_FORMAT_INSERT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rows_per_statement applies only to format \"insert\""),
+				 errdetail("A COPY block has no statements to split."),
+				 errhint("Leave rows_per_statement NULL with format \"copy\".")));
+	return rows_per_statement;
+}

@@ -15,6 +15,7 @@
  *	srf.c			value-per-call plumbing shared by the streaming SRFs
  *	exwiw.c			module magic and shared argument checks
  *	dump.c			exwiw_dump(), the SQL-callable SRF
+ *	sink.h			server-side file sinks and \copy lines (own header)
  *
  * A "stream" runs one query through a cursor and hands every row to a
  * "writer", which appends the row's text to a chunk buffer.  The stream
@@ -165,6 +166,8 @@ extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *funcname, const char *argname);
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
 								  const char *funcname);
+extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
+										  ExwiwSqlFormat format);
 
 extern char *exwiw_extension_schema(void);
 

@@ -271,6 +271,29 @@ stream_unlist(void *arg)
 }
 
 /*
+ * stream_context_gone
+ *		Memory-context callback of the stream's context: the stream's
+ *		memory goes away.  Take the stream off the list and, if its executor
+ *		was never closed, release its resources now.  That happens when a
+ *		subtransaction aborts: the portal's executor memory is deleted
+ *		(AtSubAbort_Portals) before the subtransaction callbacks run, so
+ *		stream_subxact_callback would no longer find the stream, and its
+ *		resource owner, a child of the transaction's, would be reported as
+ *		leaking at COMMIT.
+ */
+static void
+stream_context_gone(void *arg)
+{
+	ExwiwStream *s = (ExwiwStream *) arg;
+
+	stream_unlist(s);
+	s->qd = NULL;
+	s->broken = true;
+	if (s->owner != NULL)
+		release_owner(s, false);
+}
+
+/*
  * query_error_callback
  *		While the query is parsed and planned: a syntax error's position is
  *		in the query, not in the statement that called us (as SPI does).
@@ -423,7 +446,7 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 	s->subid = GetCurrentSubTransactionId();
 	dlist_push_head(&open_streams, &s->node);
 	s->listed = true;
-	cb->func = stream_unlist;
+	cb->func = stream_context_gone;
 	cb->arg = s;
 	MemoryContextRegisterResetCallback(cxt, cb);
 

@@ -30,6 +30,7 @@
  *-------------------------------------------------------------------------
  */
 #include "subset.h"
+#include "sink.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"
@@ -78,13 +79,7 @@ subset_export_shutdown(Datum arg)
 static bool
 open_next_stream(SubsetExport *ex, MemoryContext parent)
 {
-	SubsetFile *f;
-	SubsetTable *t;
 	MemoryContext old;
-	ExwiwWriter *writer;
-	ExwiwSqlWriterOptions opts = {0};
-	ExwiwQuery	q;
-	int			c;
 
 	/* a table known to have no rows has no file: skip its query */
 	while (ex->next < ex->plan->nfiles && !ex->plan->files[ex->next].has_rows)
@@ -92,36 +87,58 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	if (ex->next >= ex->plan->nfiles)
 		return false;
 	ex->cur = ex->next++;
-	f = &ex->plan->files[ex->cur];
-	t = &ex->plan->cfg->tables[f->table];
 
 	ex->stream_cxt = AllocSetContextCreate(parent, "exwiw_export table",
 										   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ex->stream_cxt);
-	ex->file_name = cstring_to_text(f->file_name);
-	subset_run_file_query(ex->run, ex->cur, &q);
-	if (ex->format == EXWIW_FORMAT_JSONL)
+	ex->file_name = cstring_to_text(ex->plan->files[ex->cur].file_name);
+	ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
+										 ex->stream_cxt);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * subset_export_open_file
+ *		Open the stream of file number `file` of a prepared plan, with the
+ *		writer that frames the file, in cxt.  Shared with the directory sink
+ *		(sink.c), so that both write the same bytes.
+ */
+ExwiwStream *
+subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
+						ExwiwSqlFormat format, MemoryContext cxt)
+{
+	SubsetTable *t = &plan->cfg->tables[plan->files[file].table];
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	ExwiwWriter *writer;
+	ExwiwSqlWriterOptions opts = {0};
+	ExwiwQuery	q;
+	ExwiwStream *stream;
+	int			c;
+
+	subset_run_file_query(run, file, &q);
+	if (format == EXWIW_FORMAT_JSONL)
 	{
 		/* one Extended JSON document per row, nothing else in the file */
 		writer = exwiw_jsonl_writer_create("exwiw_export", NULL, false);
-		ex->stream = exwiw_stream_open("exwiw_export", &q, writer,
-									   EXWIW_DEFAULT_CHUNK_BYTES, ex->stream_cxt);
+		stream = exwiw_stream_open("exwiw_export", &q, writer,
+								   EXWIW_DEFAULT_CHUNK_BYTES, cxt);
 		MemoryContextSwitchTo(old);
-		return true;
+		return stream;
 	}
 	opts.table_name = t->name;
-	opts.format = ex->format;
-	opts.rows_per_statement = ex->format == EXWIW_FORMAT_INSERT ? t->chunk : 0;
+	opts.format = format;
+	opts.rows_per_statement = format == EXWIW_FORMAT_INSERT ? t->chunk : 0;
 	for (c = 0; c < t->ncols; c++)
 		opts.overriding_system_value |= t->cols[c].identity_always;
 	opts.no_column_list = t->rails_managed;
 	opts.prologue = exwiw_subset_file_prologue();
-	opts.epilogue = subset_run_epilogue(ex->run, ex->cur);
+	opts.epilogue = subset_run_epilogue(run, file);
 	writer = exwiw_sql_writer_create(&opts);
-	ex->stream = exwiw_stream_open("exwiw_export", &q, writer,
-								   EXWIW_DEFAULT_CHUNK_BYTES, ex->stream_cxt);
+	stream = exwiw_stream_open("exwiw_export", &q, writer,
+							   EXWIW_DEFAULT_CHUNK_BYTES, cxt);
 	MemoryContextSwitchTo(old);
-	return true;
+	return stream;
 }
 
 /*
@@ -143,6 +160,47 @@ close_stream(SubsetExport *ex)
 }
 
 /*
+ * subset_export_prepare
+ *		Check, plan and prepare an export from the arguments of exwiw_export
+ *		(target_table, ids, config, format, allow_undecided, files), which
+ *		are fcinfo's arguments argoff to argoff + 5, and ids_by_space, at
+ *		ids_by_space_arg.  Shared with the directory sink (sink.c), whose
+ *		arguments follow its own first.  The prepared run is kept in cxt.
+ */
+SubsetRun *
+subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
+					  int ids_by_space_arg, MemoryContext cxt,
+					  ExwiwSqlFormat *format, SubsetPlan **planp)
+{
+	SubsetConfig *cfg;
+	SubsetPlan *plan;
+
+	exwiw_require_arg(fcinfo, argoff + 1, fn, "ids");
+	exwiw_require_arg(fcinfo, argoff + 3, fn, "format");
+	exwiw_require_arg(fcinfo, argoff + 4, fn, "allow_undecided");
+
+	*format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(argoff + 3)), true);
+	if (PG_ARGISNULL(argoff + 2))
+		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
+	else
+		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(argoff + 2));
+	subset_config_check_masks(cfg);
+	if (!PG_GETARG_BOOL(argoff + 4))
+		subset_config_check_decided(cfg);
+	plan = subset_plan_build(fn, cfg,
+							 PG_ARGISNULL(argoff + 0) ? NULL :
+							 text_to_cstring(PG_GETARG_TEXT_PP(argoff + 0)),
+							 PG_GETARG_ARRAYTYPE_P(argoff + 1),
+							 PG_ARGISNULL(ids_by_space_arg) ? NULL :
+							 PG_GETARG_JSONB_P(ids_by_space_arg));
+	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
+	if (!PG_ARGISNULL(argoff + 5))
+		subset_plan_keep_files(plan, PG_GETARG_ARRAYTYPE_P(argoff + 5));
+	*planp = plan;
+	return subset_run_prepare(fn, plan, cxt);
+}
+
+/*
  * exwiw_export
  *		SQL entry point, see the file header.
  */
@@ -158,37 +216,18 @@ exwiw_export(PG_FUNCTION_ARGS)
 	{
 		MemoryContext old;
 		TupleDesc	desc;
-		SubsetConfig *cfg;
 
 		exwiw_check_srf_context(fcinfo, fn);
-		exwiw_require_arg(fcinfo, 1, fn, "ids");
-		exwiw_require_arg(fcinfo, 3, fn, "format");
-		exwiw_require_arg(fcinfo, 4, fn, "allow_undecided");
-
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 
 		ex = palloc0(sizeof(SubsetExport));
-		ex->format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)), true);
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
-
-		if (PG_ARGISNULL(2))
-			cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
-		else
-			cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
-		subset_config_check_masks(cfg);
-		if (!PG_GETARG_BOOL(4))
-			subset_config_check_decided(cfg);
-		ex->plan = subset_plan_build(fn, cfg,
-									 PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
-									 PG_GETARG_ARRAYTYPE_P(1),
-									 PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6));
-		subset_plan_name_files(ex->plan, ex->format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
-		if (!PG_ARGISNULL(5))
-			subset_plan_keep_files(ex->plan, PG_GETARG_ARRAYTYPE_P(5));
-		ex->run = subset_run_prepare(fn, ex->plan, funcctx->multi_call_memory_ctx);
+		ex->run = subset_export_prepare(fn, fcinfo, 0, 6,
+										funcctx->multi_call_memory_ctx,
+										&ex->format, &ex->plan);
 
 		funcctx->user_fctx = ex;
 		RegisterExprContextCallback(rsinfo->econtext, subset_export_shutdown,

@@ -17,7 +17,8 @@ PG_BASE=/usr/lib/postgresql/$PG_MAJOR
 PG_SHARE=/usr/share/postgresql/$PG_MAJOR
 
 EXWIW_PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
-  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev"
+  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev
+  zlib1g-dev libzstd-dev zstd postgresql-$PG_MAJOR-cron"
 
 exwiw_log() { printf '==> %s\n' "$*" >&2; }
 
