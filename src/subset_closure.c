@@ -277,8 +277,12 @@ planner_build_rows(Planner *pl, int ti)
 			{
 				appendStringInfoString(&keys, "SELECT ");
 				subset_append_cols(&keys, alias, &t->pk);
-				appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
-								 relsql, pl->seed[ti]);
+				if (pl->seed_from[ti])
+					appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
+									 pl->seed_from[ti], pl->seed_where[ti]);
+				else
+					appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
+									 relsql, pl->seed[ti]);
 			}
 			appendStringInfoString(&keys, "SELECT ");
 			subset_append_cols(&keys, planner_set(pl, pl->xset[ti])->name, &t->pk);
@@ -299,6 +303,8 @@ planner_build_rows(Planner *pl, int ti)
 	else
 	{
 		pl->pred[ti] = pl->seed[ti];
+		pl->pred_from[ti] = pl->seed_from[ti];
+		pl->pred_where[ti] = pl->seed_where[ti];
 		pl->pred_deps[ti] = list_copy(pl->seed_deps[ti]);
 	}
 	pl->pred_frag[ti] = pl->seed_frag[ti];
@@ -344,7 +350,11 @@ planner_build_rows(Planner *pl, int ti)
 		{
 			appendStringInfoString(&q, "SELECT ");
 			subset_append_cols(&q, alias, &pl->fcols[ti]);
-			appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
+			if (pl->pred_from[ti])
+				appendStringInfo(&q, " FROM %s WHERE %s", pl->pred_from[ti],
+								 pl->pred_where[ti]);
+			else
+				appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
 		}
 		pl->fset[ti] = planner_add_set(pl, "f", ti, q.data, pl->pred_frag[ti],
 							   list_copy(pl->pred_deps[ti]),

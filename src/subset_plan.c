@@ -199,6 +199,7 @@ plan_files(Planner *pl)
 		StringInfoData q;
 		StringInfoData rule;
 		char	   *where;
+		const char *from = relsql;	/* the table, or it joined to its keys */
 
 		CHECK_FOR_INTERRUPTS();
 		/* an ignored table keeps its number, as in the client, but has no file */
@@ -293,17 +294,34 @@ plan_files(Planner *pl)
 		}
 		else if (pl->fset[ti] >= 0 && t->pk.n > 0)
 		{
-			StringInfoData w;
+			/*
+			 * Joined to the set of its keys, which holds each key once: a
+			 * join, unlike IN, lets the planner size the set by its rows
+			 * (it knows no number of distinct values of a set), so a large
+			 * set is hashed or merged rather than probed key by key.  The
+			 * set's columns get names of ours, so that unqualified names
+			 * in raw_sql stay unambiguous.
+			 */
 			SubsetSet  *fs = planner_set(pl, pl->fset[ti]);
-			StringInfoData sub;
+			StringInfoData j;
 
-			initStringInfo(&sub);
-			appendStringInfoString(&sub, "SELECT ");
-			subset_append_cols(&sub, fs->name, &t->pk);
-			appendStringInfo(&sub, " FROM %s", fs->name);
-			initStringInfo(&w);
-			subset_append_match(&w, alias, &t->pk, sub.data, &t->pk);
-			where = w.data;
+			initStringInfo(&j);
+			appendStringInfo(&j, "%s JOIN (SELECT ", relsql);
+			for (int k = 0; k < t->pk.n; k++)
+				appendStringInfo(&j, "%s%s.%s AS exwiw_key%d", k > 0 ? ", " : "",
+								 fs->name, quote_identifier(t->pk.names[k]), k + 1);
+			appendStringInfo(&j, " FROM %s) AS exwiw_k ON ", fs->name);
+			for (int k = 0; k < t->pk.n; k++)
+			{
+				if (k > 0)
+					appendStringInfoString(&j, " AND ");
+				subset_append_eq(&j, psprintf("%s.%s", alias, quote_identifier(t->pk.names[k])),
+								 t->pk.typids[k],
+								 psprintf("exwiw_k.exwiw_key%d", k + 1),
+								 t->pk.typids[k]);
+			}
+			from = j.data;
+			where = "true";
 			f->deps = list_make1_int(pl->fset[ti]);
 		}
 		else if (pl->fset[ti] >= 0)
@@ -316,6 +334,11 @@ plan_files(Planner *pl)
 		else
 		{
 			where = pl->pred[ti];
+			if (pl->pred_from[ti])
+			{
+				from = pl->pred_from[ti];
+				where = pl->pred_where[ti];
+			}
 			f->deps = list_copy(pl->pred_deps[ti]);
 			f->fragment = pl->pred_frag[ti];
 		}
@@ -332,7 +355,7 @@ plan_files(Planner *pl)
 							 subset_select_list(t));
 			subset_append_cols(&q, alias, &t->pk);
 			appendStringInfo(&q, ") AS exwiw_i, %s.* FROM %s WHERE %s) AS %s ORDER BY $1[CAST(exwiw_i AS pg_catalog.int4)], ",
-							 alias, relsql, where, alias);
+							 alias, from, where, alias);
 			subset_append_cols(&q, alias, &t->pk);
 
 			initStringInfo(&rule);
@@ -378,7 +401,7 @@ plan_files(Planner *pl)
 			SubsetSet  *bs = planner_set(pl, pl->sset[ti]);
 
 			appendStringInfo(&q, "SELECT %s FROM %s LEFT JOIN (SELECT ",
-							 subset_select_list(t), relsql);
+							 subset_select_list(t), from);
 			for (int k = 0; k < t->pk.n; k++)
 				appendStringInfo(&q, "%s.%s AS exwiw_batch_key%d, ",
 								 bs->name, quote_identifier(t->pk.names[k]), k + 1);
@@ -400,7 +423,7 @@ plan_files(Planner *pl)
 		else
 		{
 			appendStringInfo(&q, "SELECT %s FROM %s WHERE %s ORDER BY ",
-							 subset_select_list(t), relsql, where);
+							 subset_select_list(t), from, where);
 			if (t->pk.n > 0)
 				subset_append_cols(&q, alias, &t->pk);
 			else if (t->relkind == RELKIND_PARTITIONED_TABLE)
@@ -622,6 +645,8 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 	ALLOC_ARRAY(rev_arms, List *);
 	ALLOC_ARRAY(ids_lits, char **);
 	ALLOC_ARRAY(seed, char *);
+	ALLOC_ARRAY(seed_from, char *);
+	ALLOC_ARRAY(seed_where, char *);
 	ALLOC_ARRAY(seed_frag, bool);
 	ALLOC_ARRAY(seed_deps, List *);
 	ALLOC_ARRAY(may, bool);
@@ -634,6 +659,8 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 	ALLOC_ARRAY(xset, int);
 	ALLOC_ARRAY(fset, int);
 	ALLOC_ARRAY(pred, char *);
+	ALLOC_ARRAY(pred_from, char *);
+	ALLOC_ARRAY(pred_where, char *);
 	ALLOC_ARRAY(pred_frag, bool);
 	ALLOC_ARRAY(pred_deps, List *);
 	ALLOC_ARRAY(building, int);

@@ -57,6 +57,8 @@ typedef struct Planner
 	char	 ***ids_lits;		/* TARGET/DIRECT: array literals per column */
 	int			target_nids;	/* number of target ids */
 	char	  **seed;			/* seed predicate, or NULL */
+	char	  **seed_from;		/* the seed as a join: FROM, or NULL */
+	char	  **seed_where;		/* ... and its WHERE */
 	bool	   *seed_frag;		/* seed holds the table's filter */
 	List	  **seed_deps;
 	bool	   *may;			/* can have rows */
@@ -69,6 +71,8 @@ typedef struct Planner
 	int		   *xset;
 	int		   *fset;
 	char	  **pred;			/* predicate of all rows, or NULL: none */
+	char	  **pred_from;		/* all rows as a join (the seed's), or NULL */
+	char	  **pred_where;
 	bool	   *pred_frag;
 	List	  **pred_deps;
 	List	   *sets;			/* SubsetSet * */

@@ -837,8 +837,63 @@ batch_seed(Planner *pl, int ti)
 	initStringInfo(&s);
 	subset_append_match(&s, planner_alias(t), &t->pk, sub.data, &t->pk);
 	pl->seed[ti] = s.data;
+	pl->seed_from[ti] = pl->seed_where[ti] = NULL;
 	pl->seed_frag[ti] = false;
 	pl->seed_deps[ti] = list_make1_int(pl->sset[ti]);
+}
+
+/*
+ * seed_as_join
+ *		The seed of table ti through its one edge e, also as a join with the
+ *		parent's key set (seed_from, seed_where: the type condition; the
+ *		filter is added later), when that set holds each referenced key
+ *		once: e references the parent's primary key, whose columns the set
+ *		carries.  The planner knows no number of distinct values of a set,
+ *		so it sizes "IN (set)" as if the set held 200 keys and probes an
+ *		index key by key however large the set is; a join it sizes by the
+ *		set's rows.  The set's columns get names of ours, so that unqualified
+ *		names in a filter stay unambiguous.
+ */
+static void
+seed_as_join(Planner *pl, int ti, SubsetEdge *e)
+{
+	SubsetTable *t = &pl->cfg->tables[ti];
+	SubsetTable *p = &pl->cfg->tables[e->parent];
+	const char *alias = planner_alias(t);
+	SubsetSet  *set;
+	StringInfoData j;
+	int			setno;
+	int			k;
+
+	if (p->pk.n == 0 || !planner_cols_equal(&e->ref, &p->pk) || e->parent == ti)
+		return;
+	(void) arm_subquery(pl, e, &setno);
+	set = planner_set(pl, setno);
+	initStringInfo(&j);
+	appendStringInfo(&j, "%s JOIN (SELECT ", subset_relation_sql(t));
+	for (k = 0; k < e->ref.n; k++)
+		appendStringInfo(&j, "%s%s.%s AS exwiw_key%d", k > 0 ? ", " : "",
+						 set->name, quote_identifier(e->ref.names[k]), k + 1);
+	appendStringInfo(&j, " FROM %s) AS exwiw_k ON ", set->name);
+	for (k = 0; k < e->fk.n; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(&j, " AND ");
+		subset_append_eq(&j, psprintf("%s.%s", alias, quote_identifier(e->fk.names[k])),
+						 e->fk.typids[k],
+						 psprintf("exwiw_k.exwiw_key%d", k + 1), e->ref.typids[k]);
+	}
+	pl->seed_from[ti] = j.data;
+	if (SubsetEdgeIsPolymorphic(e))
+	{
+		StringInfoData w;
+
+		initStringInfo(&w);
+		planner_append_type_cond(&w, alias, e);
+		pl->seed_where[ti] = w.data;
+	}
+	else
+		pl->seed_where[ti] = NULL;
 }
 
 /*
@@ -898,6 +953,8 @@ planner_build_seed(Planner *pl, int ti)
 					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
 				}
+				if (list_length(parts) == 1)
+					seed_as_join(pl, ti, &cfg->edges[linitial_int(pl->seed_edges[ti])]);
 				if (list_length(parts) == 1 || t->pk.n == 0)
 				{
 					foreach(lc, parts)
@@ -960,6 +1017,9 @@ planner_build_seed(Planner *pl, int ti)
 
 	pl->seed[ti] = s.len > 0 ? with_filter(s.data, t->filter) :
 		(t->filter ? with_filter(NULL, t->filter) : pstrdup("true"));
+	if (pl->seed_from[ti])
+		pl->seed_where[ti] = (pl->seed_where[ti] || t->filter) ?
+			with_filter(pl->seed_where[ti], t->filter) : pstrdup("true");
 	pl->seed_frag[ti] = (t->filter != NULL);
 
 	if (pl->scols[ti].n > 0)
@@ -969,7 +1029,10 @@ planner_build_seed(Planner *pl, int ti)
 		initStringInfo(&q);
 		appendStringInfoString(&q, "SELECT ");
 		subset_append_cols(&q, alias, &pl->scols[ti]);
-		appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->seed[ti]);
+		if (pl->seed_from[ti])
+			appendStringInfo(&q, " FROM %s WHERE %s", pl->seed_from[ti], pl->seed_where[ti]);
+		else
+			appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->seed[ti]);
 		pl->sset[ti] = planner_add_set(pl, "s", ti, q.data, pl->seed_frag[ti],
 									   list_copy(pl->seed_deps[ti]),
 									   rule ? rule : "seed: every row");
