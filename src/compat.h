@@ -4,7 +4,7 @@
  *	  Every difference between the PostgreSQL major versions that exwiw
  *	  supports (15 to 18), in one place.
  *
- * No other file tests PG_VERSION_NUM.  Where an API changed, this header
+ * No other file may test PG_VERSION_NUM.  Where an API changed, this header
  * gives the rest of exwiw one spelling (a type, a macro or an inline
  * wrapper) that means the right thing on every supported server, so that
  * the code that uses it reads the same everywhere.  Each section names the
