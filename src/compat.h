@@ -104,4 +104,17 @@ exwiw_json_lex_free(JsonLexContext *lex)
 #define exwiw_executor_run(qd, dir, count) ExecutorRun((qd), (dir), (count), false)
 #endif
 
+/* ---------------------------------------------------------------------
+ * Relation cache (utils/relcache.h)
+ *
+ * PostgreSQL 18 gave RelationGetPrimaryKeyIndex() a deferrable_ok argument.
+ * Before, a DEFERRABLE primary key is never reported; false keeps that.
+ * ---------------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#define exwiw_primary_key_index(rel) RelationGetPrimaryKeyIndex((rel), false)
+#else
+#define exwiw_primary_key_index(rel) RelationGetPrimaryKeyIndex(rel)
+#endif
+
 #endif							/* EXWIW_COMPAT_H */
