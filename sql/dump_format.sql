@@ -64,7 +64,7 @@ SELECT count(*) AS no_rows_copy FROM exwiw_dump('SELECT 1 AS id WHERE false', 't
 
 -- COPY format: \N for NULL; only \, TAB, LF and CR escaped; the \. line.
 SELECT string_agg(c, E'\n') AS copy_out FROM exwiw_dump($$
-  SELECT 1 AS id, E'a\tb\nc\rd\\e''f\b\f\v' AS t, NULL::text AS z, '\.'::text AS dot
+  SELECT 1 AS id, E'a\tb\nc\rd\\e''f\b\f\x0B' AS t, NULL::text AS z, '\.'::text AS dot
   UNION ALL SELECT 2, '', 'x', 'y'
 $$, 'billing.order', format => 'copy') c;
 

@@ -40,6 +40,7 @@
 
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
+#include "compat.h"
 #include "extjson.h"
 
 /* One step of the path from the document's root, kept on the C stack. */
@@ -224,27 +225,37 @@ exj_tree_free(ExjNode *node)
 	pfree(node);
 }
 
-/* jsonapi semantic actions: each one feeds the builder */
+/*
+ * jsonapi semantic actions: each one feeds the builder (compat.h gives their
+ * return type, which depends on the server version)
+ */
 
-static void
+/* sem_object_start: "{" opens an object */
+static ExwiwJsonActionResult
 sem_object_start(void *state)
 {
 	exj_build_open((ExjBuilder *) state, EXJ_OBJECT);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* sem_array_start: "[" opens an array */
+static ExwiwJsonActionResult
 sem_array_start(void *state)
 {
 	exj_build_open((ExjBuilder *) state, EXJ_ARRAY);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* sem_end: "}" or "]" closes the innermost container */
+static ExwiwJsonActionResult
 sem_end(void *state)
 {
 	exj_build_close((ExjBuilder *) state);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* sem_field_start: an object's key (de-escaped, ours to keep) */
+static ExwiwJsonActionResult
 sem_field_start(void *state, char *fname, bool isnull)
 {
 	ExjBuilder *b = (ExjBuilder *) state;
@@ -253,9 +264,14 @@ sem_field_start(void *state, char *fname, bool isnull)
 	if (b->pending_key)
 		pfree((char *) b->pending_key);
 	exj_build_key(b, fname, strlen(fname));
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/*
+ * sem_scalar: a string, number, true, false or null; the builder keeps the
+ * token of a string or number, and the others are freed here
+ */
+static ExwiwJsonActionResult
 sem_scalar(void *state, char *token, JsonTokenType tokentype)
 {
 	ExjBuilder *b = (ExjBuilder *) state;
@@ -264,10 +280,10 @@ sem_scalar(void *state, char *token, JsonTokenType tokentype)
 	{
 		case JSON_TOKEN_STRING:
 			exj_build_scalar(b, EXJ_STRING, token, strlen(token));
-			return;
+			return EXWIW_JSON_ACTION_DONE;
 		case JSON_TOKEN_NUMBER:
 			exj_build_scalar(b, EXJ_NUMBER, token, strlen(token));
-			return;
+			return EXWIW_JSON_ACTION_DONE;
 		case JSON_TOKEN_TRUE:
 			exj_build_scalar(b, EXJ_TRUE, NULL, 0);
 			break;
@@ -279,6 +295,7 @@ sem_scalar(void *state, char *token, JsonTokenType tokentype)
 			break;
 	}
 	pfree(token);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
 /*
@@ -290,6 +307,7 @@ sem_scalar(void *state, char *token, JsonTokenType tokentype)
 bool
 exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 {
+	JsonLexContext lexspace;
 	JsonLexContext *lex;
 	JsonSemAction sem;
 	JsonParseErrorType res;
@@ -305,7 +323,7 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 	sem.object_field_start = sem_field_start;
 	sem.scalar = sem_scalar;
 
-	lex = makeJsonLexContextCstringLen((char *) text, len, PG_UTF8, true);
+	lex = exwiw_json_lex_make(&lexspace, text, len, true);
 	res = pg_parse_json(lex, &sem);
 	if (res != JSON_SUCCESS)
 	{
@@ -337,12 +355,7 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 		exj_tree_free(b.root);
 		b.root = NULL;
 	}
-	if (lex->strval)
-	{
-		pfree(lex->strval->data);
-		pfree(lex->strval);
-	}
-	pfree(lex);
+	exwiw_json_lex_free(lex);
 	if (b.stack)
 		pfree(b.stack);
 	*root = b.root;
@@ -1171,6 +1184,7 @@ typedef struct PlainState
 	bool		failed;			/* a number BSON cannot hold */
 } PlainState;
 
+/* plain_open: write "{" or "[" and open its level */
 static void
 plain_open(PlainState *ps, char c)
 {
@@ -1184,34 +1198,47 @@ plain_open(PlainState *ps, char c)
 	exj_putc(ps->buf, c);
 }
 
-static void
+/*
+ * jsonapi semantic actions of the fast path: each one writes its part of
+ * the output (compat.h gives their return type)
+ */
+
+/* plain_object_start: "{" */
+static ExwiwJsonActionResult
 plain_object_start(void *state)
 {
 	plain_open((PlainState *) state, '{');
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* plain_array_start: "[" */
+static ExwiwJsonActionResult
 plain_array_start(void *state)
 {
 	plain_open((PlainState *) state, '[');
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* plain_object_end: "}" */
+static ExwiwJsonActionResult
 plain_object_end(void *state)
 {
 	PlainState *ps = (PlainState *) state;
 
 	ps->depth--;
 	exj_putc(ps->buf, '}');
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* plain_array_end: "]" */
+static ExwiwJsonActionResult
 plain_array_end(void *state)
 {
 	PlainState *ps = (PlainState *) state;
 
 	ps->depth--;
 	exj_putc(ps->buf, ']');
+	return EXWIW_JSON_ACTION_DONE;
 }
 
 /* the separator before an object field or an array element */
@@ -1224,7 +1251,8 @@ plain_separator(PlainState *ps)
 		exj_putc(ps->buf, ',');
 }
 
-static void
+/* plain_field_start: the separator, then the key and ":" */
+static ExwiwJsonActionResult
 plain_field_start(void *state, char *fname, bool isnull)
 {
 	PlainState *ps = (PlainState *) state;
@@ -1233,15 +1261,22 @@ plain_field_start(void *state, char *fname, bool isnull)
 	exj_append_string(ps->buf, fname, strlen(fname));
 	exj_putc(ps->buf, ':');
 	pfree(fname);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/* plain_element_start: the separator before an array element */
+static ExwiwJsonActionResult
 plain_element_start(void *state, bool isnull)
 {
 	plain_separator((PlainState *) state);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+/*
+ * plain_scalar: a scalar as Extended JSON; a number BSON cannot hold sets
+ * failed, and the caller then takes the tree path
+ */
+static ExwiwJsonActionResult
 plain_scalar(void *state, char *token, JsonTokenType tokentype)
 {
 	PlainState *ps = (PlainState *) state;
@@ -1273,6 +1308,7 @@ plain_scalar(void *state, char *token, JsonTokenType tokentype)
 			break;
 	}
 	pfree(token);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
 /*
@@ -1290,6 +1326,7 @@ plain_scalar(void *state, char *token, JsonTokenType tokentype)
 bool
 exj_emit_plain_json_text(StringInfo buf, const char *text, int len)
 {
+	JsonLexContext lexspace;
 	JsonLexContext *lex;
 	JsonSemAction sem;
 	PlainState	ps;
@@ -1316,14 +1353,9 @@ exj_emit_plain_json_text(StringInfo buf, const char *text, int len)
 	sem.array_element_start = plain_element_start;
 	sem.scalar = plain_scalar;
 
-	lex = makeJsonLexContextCstringLen((char *) text, len, PG_UTF8, true);
+	lex = exwiw_json_lex_make(&lexspace, text, len, true);
 	res = pg_parse_json(lex, &sem);
-	if (lex->strval)
-	{
-		pfree(lex->strval->data);
-		pfree(lex->strval);
-	}
-	pfree(lex);
+	exwiw_json_lex_free(lex);
 	if (ps.first)
 		pfree(ps.first);
 	if (res != JSON_SUCCESS || ps.failed)

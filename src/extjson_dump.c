@@ -19,6 +19,7 @@
 #include "exwiw.h"
 
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 typedef struct JsonlWriter

@@ -49,15 +49,6 @@ typedef struct SqlWriter
 	SqlColumn  *cols;
 } SqlWriter;
 
-/*
- * pg_itoa() and friends return the length from PostgreSQL 14 on; before
- * that they return nothing and we measure.
- */
-#if PG_VERSION_NUM >= 140000
-#define EXWIW_ITOA(fn, v, buf) fn((v), (buf))
-#else
-#define EXWIW_ITOA(fn, v, buf) (fn((v), (buf)), (int) strlen(buf))
-#endif
 
 /*
  * column_kind
@@ -179,15 +170,15 @@ append_value(SqlWriter *sw, StringInfo buf, SqlColumn *col, Datum value,
 	switch (col->kind)
 	{
 		case COL_INT2:
-			len = EXWIW_ITOA(pg_itoa, DatumGetInt16(value), num);
+			len = pg_itoa(DatumGetInt16(value), num);
 			exwiw_sql_frame_value(&sw->frame, buf, num, len);
 			break;
 		case COL_INT4:
-			len = EXWIW_ITOA(pg_ltoa, DatumGetInt32(value), num);
+			len = pg_ltoa(DatumGetInt32(value), num);
 			exwiw_sql_frame_value(&sw->frame, buf, num, len);
 			break;
 		case COL_INT8:
-			len = EXWIW_ITOA(pg_lltoa, DatumGetInt64(value), num);
+			len = pg_lltoa(DatumGetInt64(value), num);
 			exwiw_sql_frame_value(&sw->frame, buf, num, len);
 			break;
 		case COL_BOOL:

@@ -34,6 +34,7 @@
  *-------------------------------------------------------------------------
  */
 #include "subset.h"
+#include "compat.h"
 
 #include "access/genam.h"
 #include "access/relation.h"
@@ -256,7 +257,7 @@ schema_tables(Oid nspid)
 static char **
 primary_key_names(Relation rel, int *n)
 {
-	Oid			pkoid = RelationGetPrimaryKeyIndex(rel);
+	Oid			pkoid = exwiw_primary_key_index(rel);
 	Relation	idx;
 	char	  **names;
 	int			i;

@@ -2,6 +2,11 @@
 # test/lib.sh: shared shell helpers for exwiw's scripts (sourced, not run).
 #
 # exwiw_setup            install build/test dependencies with apt-get (root)
+# exwiw_pg_select MAJOR  pick the server to build and test against: Debian's
+#                        PostgreSQL 15 package, or a build from Debian's
+#                        source package cached under $EXWIW_PG_CACHE (built
+#                        on first use, see exwiw_pgbuild)
+# exwiw_pgbuild MAJOR    build that server once per source version (test/pgbuild)
 # exwiw_tmp_install DIR  build exwiw and install it into a private copy of
 #                        PostgreSQL under DIR, the way "make check" does, so
 #                        parallel checkouts never share an installed .so
@@ -12,30 +17,243 @@
 set -euo pipefail
 
 EXWIW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PG_MAJOR=${PG_MAJOR:-15}
-PG_BASE=/usr/lib/postgresql/$PG_MAJOR
-PG_SHARE=/usr/share/postgresql/$PG_MAJOR
 
-EXWIW_PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
+# Debian 12 packages PostgreSQL 15 only; the other majors are built from
+# Debian's source packages (deb-src of newer suites) into this cache, one
+# directory per major, reused while the source version stays the same.
+EXWIW_PG_DEBIAN=15
+EXWIW_PG_CACHE=${EXWIW_PG_CACHE:-/var/cache/exwiw}
+# Majors built with --enable-cassert --enable-debug (the others: release).
+EXWIW_PG_CASSERT=" 18 "
+# The deb-src suites that hold postgresql-N source packages, and the file
+# that enables them (deb-src only: no binary package of those suites).
+EXWIW_PG_SRC_SUITES="trixie sid"
+EXWIW_PG_SRC_LIST=/etc/apt/sources.list.d/exwiw-postgresql-src.sources
+# exwiw_pgbuild's status when Debian has no source of that major to build
+# (EX_UNAVAILABLE): test/matrix reports that server as skipped.
+EXWIW_PG_UNAVAILABLE=69
+# What building PostgreSQL from a release tarball needs (17+ tarballs ship
+# no generated parser, hence bison and flex).
+EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
+  zlib1g-dev libxml2-dev libzstd-dev liblz4-dev"
+
+EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev
-  zlib1g-dev libzstd-dev zstd postgresql-$PG_MAJOR-cron"
+  zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron"
+
+# The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
+# installation; Debian's is known without a build.
+PG_MAJOR=${PG_MAJOR:-$EXWIW_PG_DEBIAN}
+PG_BASE=${PG_BASE:-}
+PG_SHARE=${PG_SHARE:-}
+if [ -z "$PG_BASE" ] && [ "$PG_MAJOR" = "$EXWIW_PG_DEBIAN" ]; then
+	PG_BASE=/usr/lib/postgresql/$PG_MAJOR
+	PG_SHARE=/usr/share/postgresql/$PG_MAJOR
+fi
 
 exwiw_log() { printf '==> %s\n' "$*" >&2; }
 
-# Install what the build, the tests and the benchmarks need.  Skips apt-get
-# when everything is there already; needs root (or sudo) otherwise.
-exwiw_setup() {
+# exwiw_apt_install PACKAGE...: install the packages that are missing.
+# Skips apt-get when everything is there already; needs root (or sudo)
+# otherwise.  Waits for another apt-get or dpkg to finish.
+exwiw_apt_install() {
 	local missing=()
 	local p
-	for p in $EXWIW_PACKAGES; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	exwiw_log "installing: ${missing[*]}"
-	local sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	exwiw_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq -o DPkg::Lock::Timeout=600
+	exwiw_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		-o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
+}
+
+# Install what the build, the tests and the benchmarks need.
+exwiw_setup() {
+	# shellcheck disable=SC2086
+	exwiw_apt_install $EXWIW_PACKAGES
+}
+
+# Run a command as root: directly when we are root, else with sudo.
+exwiw_sudo() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# exwiw_pg_select MAJOR: the server that the build and the tests use.  Sets
+# and exports PG_MAJOR, PG_BASE (its installation: bin/, lib/), PG_SHARE (its
+# share directory when it lies outside PG_BASE, as in Debian's packages;
+# empty otherwise), PG_CONFIG, and puts PG_BASE/bin first in PATH so that
+# psql, pg_dump and pg_config are that server's.  Builds the server on first
+# use (exwiw_pgbuild).
+exwiw_pg_select() {
+	local major=$1
+	case $major in
+		"$EXWIW_PG_DEBIAN")
+			PG_BASE=/usr/lib/postgresql/$major
+			PG_SHARE=/usr/share/postgresql/$major
+			;;
+		1[0-9] | [2-9][0-9])
+			exwiw_pgbuild "$major"
+			PG_BASE=$(exwiw_pg_prefix "$major")
+			PG_SHARE=
+			;;
+		*)
+			exwiw_log "unknown PostgreSQL major version: '$major'"
+			return 1
+			;;
+	esac
+	PG_MAJOR=$major
+	PG_CONFIG=$PG_BASE/bin/pg_config
+	PATH=$PG_BASE/bin:$PATH
+	export PG_MAJOR PG_BASE PG_SHARE PG_CONFIG PATH
+	exwiw_log "server: $("$PG_CONFIG" --version) in $PG_BASE"
+}
+
+# exwiw_pg_prefix MAJOR: where the build of that major lives in the cache.
+exwiw_pg_prefix() {
+	case $EXWIW_PG_CASSERT in
+		*" $1 "*) echo "$EXWIW_PG_CACHE/pg-$1-cassert" ;;
+		*) echo "$EXWIW_PG_CACHE/pg-$1" ;;
+	esac
+}
+
+# exwiw_pg_configure_flags MAJOR: configure's options for that major.  Only
+# what the tests need: zlib (pg_dump), libxml (the xml type in the
+# round-trip fixture), lz4 and zstd (cheap, and the server's defaults in
+# Debian's packages); no ICU, readline, SSL, or contrib.
+exwiw_pg_configure_flags() {
+	local flags="--prefix=$(exwiw_pg_prefix "$1") --without-icu --without-readline"
+	flags="$flags --with-libxml --with-lz4 --with-zstd"
+	case $EXWIW_PG_CASSERT in
+		*" $1 "*) flags="$flags --enable-cassert --enable-debug" ;;
+	esac
+	echo "$flags"
+}
+
+# exwiw_pg_src_list: write the deb-src file for EXWIW_PG_SRC_SUITES unless it
+# is there already.  Returns 1 when it was (re)written, so that the caller
+# updates its package lists.
+exwiw_pg_src_list() {
+	local want
+	want="# Written by exwiw's test/lib.sh (exwiw_pgbuild): Debian's source
+# packages only (deb-src), to build newer PostgreSQL majors on Debian 12.
+# No binary package of these suites is enabled.
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: $EXWIW_PG_SRC_SUITES
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+	if [ "$(cat "$EXWIW_PG_SRC_LIST" 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	exwiw_log "writing $EXWIW_PG_SRC_LIST (deb-src $EXWIW_PG_SRC_SUITES)"
+	printf '%s\n' "$want" | exwiw_sudo tee "$EXWIW_PG_SRC_LIST" >/dev/null
+	return 1
+}
+
+# exwiw_pg_src_update: refresh the package lists of EXWIW_PG_SRC_LIST only
+# (the system's other lists are left as they are).
+exwiw_pg_src_update() {
+	exwiw_log "apt-get update (deb-src $EXWIW_PG_SRC_SUITES)"
+	exwiw_sudo apt-get update -qq -o DPkg::Lock::Timeout=600 \
+		-o Dir::Etc::sourcelist="$EXWIW_PG_SRC_LIST" -o Dir::Etc::sourceparts=- \
+		-o APT::Get::List-Cleanup=0 >/dev/null
+}
+
+# exwiw_pg_src_version MAJOR: the version of the postgresql-MAJOR source
+# package that "apt-get source" would fetch; empty when there is none.
+exwiw_pg_src_version() {
+	apt-get source --print-uris -qq "postgresql-$1" 2>/dev/null |
+		sed -n "s/^'[^']*' postgresql-$1_\(.*\)\.dsc .*/\1/p" | head -n 1
+}
+
+# exwiw_pgbuild MAJOR: make sure that $(exwiw_pg_prefix MAJOR) holds
+# PostgreSQL MAJOR built from Debian's current postgresql-MAJOR source
+# package, with $(exwiw_pg_configure_flags MAJOR).  A stamp file in the
+# prefix records both; while they match, the build is reused and this takes
+# a second.  Otherwise it downloads the source package, unpacks the upstream
+# tarball without Debian's patches (they move the install directories and
+# the socket directory for Debian's packaging), builds and installs it.
+# Concurrent calls for one major wait for each other (flock).
+exwiw_pgbuild() {
+	local major=$1
+	exwiw_sudo mkdir -p "$EXWIW_PG_CACHE"
+	[ -w "$EXWIW_PG_CACHE" ] || exwiw_sudo chown "$(id -u):$(id -g)" "$EXWIW_PG_CACHE"
+	(
+		exec 9>"$EXWIW_PG_CACHE/.pg-$major.lock"
+		if ! flock -n 9; then
+			exwiw_log "waiting for another build of PostgreSQL $major"
+			flock 9
+		fi
+		exwiw_pgbuild_locked "$major"
+	)
+}
+
+# The body of exwiw_pgbuild, run under its lock.
+exwiw_pgbuild_locked() {
+	local major=$1 prefix flags version stamp work t0 jobs
+	prefix=$(exwiw_pg_prefix "$major")
+	flags=$(exwiw_pg_configure_flags "$major")
+
+	version=
+	exwiw_pg_src_list && version=$(exwiw_pg_src_version "$major")
+	if [ -z "$version" ]; then
+		exwiw_apt_install dpkg-dev
+		exwiw_pg_src_update
+		version=$(exwiw_pg_src_version "$major")
+	fi
+	if [ -z "$version" ]; then
+		exwiw_log "no source package postgresql-$major in Debian's $EXWIW_PG_SRC_SUITES"
+		return "$EXWIW_PG_UNAVAILABLE"
+	fi
+	stamp="postgresql-$major $version; configure $flags"
+	if [ -x "$prefix/bin/postgres" ] && [ "$(cat "$prefix/.exwiw-build" 2>/dev/null)" = "$stamp" ]; then
+		exwiw_log "PostgreSQL $major: reusing $prefix (postgresql-$major $version)"
+		return 0
+	fi
+
+	exwiw_log "PostgreSQL $major: building postgresql-$major $version into $prefix"
+	exwiw_log "  configure $flags"
+	t0=$SECONDS
+	# shellcheck disable=SC2086
+	exwiw_apt_install $EXWIW_PG_BUILD_PACKAGES
+	work=$(mktemp -d "/tmp/exwiw-pgbuild-$major.XXXXXX")
+	chmod 755 "$work"
+	exwiw_log "  apt-get source --download-only postgresql-$major=$version (in $work)"
+	if ! (cd "$work" && apt-get source --download-only -qq "postgresql-$major=$version" >"$work/source.log" 2>&1); then
+		# The lists may name a version that the mirror no longer has.
+		exwiw_pg_src_update
+		version=$(exwiw_pg_src_version "$major")
+		stamp="postgresql-$major $version; configure $flags"
+		if ! (cd "$work" && apt-get source --download-only -qq "postgresql-$major=$version" >"$work/source.log" 2>&1); then
+			cat "$work/source.log" >&2
+			if grep -q "404 *Not Found" "$work/source.log"; then
+				# The index names it, but the mirror serves no such file.
+				exwiw_log "Debian's mirror does not serve the source package postgresql-$major $version"
+				rm -rf "$work"
+				return "$EXWIW_PG_UNAVAILABLE"
+			fi
+			exwiw_log "cannot download the source package postgresql-$major $version"
+			return 1
+		fi
+	fi
+	(cd "$work" && dpkg-source --skip-patches -x "postgresql-${major}_$version.dsc" src >"$work/source.log" 2>&1) ||
+		{ cat "$work/source.log" >&2; return 1; }
+	exwiw_log "  configure, make, make install (logs in $work)"
+	jobs=$(nproc)
+	# shellcheck disable=SC2086
+	(cd "$work/src" && ./configure $flags >"$work/configure.log" 2>&1) ||
+		{ tail -n 40 "$work/configure.log" >&2; return 1; }
+	make -C "$work/src" -s -j"$jobs" >"$work/make.log" 2>&1 ||
+		{ tail -n 40 "$work/make.log" >&2; return 1; }
+	rm -rf "$prefix"
+	make -C "$work/src" -s install >"$work/install.log" 2>&1 ||
+		{ tail -n 40 "$work/install.log" >&2; return 1; }
+	chmod -R a+rX "$prefix"
+	printf '%s\n' "$stamp" >"$prefix/.exwiw-build"
+	rm -rf "$work"
+	exwiw_log "PostgreSQL $major: built in $((SECONDS - t0)) s"
 }
 
 # The OS user that runs the server: ourselves, or "postgres" when we are root
@@ -52,19 +270,35 @@ exwiw_as_server_user() {
 	fi
 }
 
+# exwiw_build: build exwiw in the checkout against PG_BASE, with
+# COPT=$EXWIW_COPT (test/run passes -Werror).  The objects of a build against
+# another server, or with other flags, are cleaned first (.build-stamp).
+exwiw_build() {
+	local stamp="$PG_BASE/bin/pg_config COPT=${EXWIW_COPT:-}"
+	if [ "$(cat "$EXWIW_ROOT/.build-stamp" 2>/dev/null)" != "$stamp" ]; then
+		make -C "$EXWIW_ROOT" -s clean PG_CONFIG="$PG_BASE/bin/pg_config" >/dev/null
+		printf '%s\n' "$stamp" >"$EXWIW_ROOT/.build-stamp"
+	fi
+	exwiw_log "building exwiw${EXWIW_COPT:+ (COPT=$EXWIW_COPT)}"
+	make -C "$EXWIW_ROOT" -s -j2 PG_CONFIG="$PG_BASE/bin/pg_config" COPT="${EXWIW_COPT:-}" >/dev/null
+}
+
 # exwiw_tmp_install DIR: copy the PostgreSQL binaries into DIR (PostgreSQL
 # finds its share and lib directories relative to its own binary) and
 # "make install DESTDIR=DIR" on top of them.
 exwiw_tmp_install() {
 	local dir=$1
 	mkdir -p "$dir"
+	[ -n "${PG_BASE:-}" ] || exwiw_pg_select "$PG_MAJOR"
 	if [ ! -x "$dir$PG_BASE/bin/postgres" ]; then
-		mkdir -p "$dir$(dirname "$PG_BASE")" "$dir$(dirname "$PG_SHARE")"
+		mkdir -p "$dir$(dirname "$PG_BASE")"
 		cp -a "$PG_BASE" "$dir$(dirname "$PG_BASE")/"
-		cp -a "$PG_SHARE" "$dir$(dirname "$PG_SHARE")/"
+		if [ -n "$PG_SHARE" ]; then
+			mkdir -p "$dir$(dirname "$PG_SHARE")"
+			cp -a "$PG_SHARE" "$dir$(dirname "$PG_SHARE")/"
+		fi
 	fi
-	exwiw_log "building exwiw"
-	make -C "$EXWIW_ROOT" -s -j2 PG_CONFIG="$PG_BASE/bin/pg_config" >/dev/null
+	exwiw_build
 	make -C "$EXWIW_ROOT" -s install DESTDIR="$dir" PG_CONFIG="$PG_BASE/bin/pg_config" >/dev/null
 	chmod -R a+rX "$dir"
 	EXWIW_BIN="$dir$PG_BASE/bin"
@@ -95,7 +329,8 @@ logging_collector = off
 CONF
 	local opt
 	for opt in "$@"; do echo "$opt" >>"$data/postgresql.conf"; done
-	exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 start >/dev/null ||
+	# -c: a crashing backend may leave a core file (see exwiw_check_server)
+	exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$data" -l "$dir/server.log" -c -w -t 60 start >/dev/null ||
 		{ cat "$dir/server.log"; return 1; }
 	export PGHOST=$sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
 	EXWIW_CLUSTER_DIR=$dir
@@ -106,6 +341,28 @@ exwiw_cluster_stop() {
 	if [ -n "${EXWIW_CLUSTER_DIR:-}" ] && [ -d "$EXWIW_CLUSTER_DIR/data" ]; then
 		exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$EXWIW_CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
 	fi
+}
+
+# exwiw_check_server DIR: did the server of the cluster in DIR fail an
+# assertion or crash?  Prints every "TRAP:" (a failed Assert of a cassert
+# build, with the backtrace the server logs after it), every backend
+# "terminated by signal", and a gdb backtrace of each core file left in the
+# data directory.  Returns 1 when it found any.
+exwiw_check_server() {
+	local dir=$1 found=0 core
+	if grep -qE '^TRAP: |terminated by signal' "$dir/server.log" 2>/dev/null; then
+		found=1
+		echo "==> $dir/server.log: assertion failures / crashes"
+		grep -E -A 30 '^TRAP: |terminated by signal' "$dir/server.log" | head -n 400
+	fi
+	for core in "$dir"/data/core*; do
+		[ -f "$core" ] || continue
+		found=1
+		echo "==> core file $core"
+		exwiw_apt_install gdb
+		gdb -q -batch -ex "bt full" "$EXWIW_BIN/postgres" "$core" 2>&1 | head -n 200 || true
+	done
+	[ $found -eq 0 ]
 }
 
 # A free-ish port: honour EXWIW_PORT, else derive one from the checkout path

@@ -18,6 +18,7 @@ cat > "$work/corpus/seed1.json" <<'JSON'
 JSON
 printf '[{"$uuid":"00112233-4455-6677-8899-aabbccddeeff"},{"$timestamp":{"t":1,"i":2}},{"$minKey":1},{"$undefined":true},{"$binary":{"base64":"AAE=","subType":"80"}}]' > "$work/corpus/seed2.json"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-Wno-ignored-attributes \
 	-DFRONTEND -I"$src" -I"$pg_inc" -I"$(dirname "$pg_inc")/internal" \
 	"$here/fuzz_extjson.c" "$src/extjson_format.c" "$src/extjson_doc.c" \
 	-L"$pg_lib" -lpgcommon -lpgport -lm -o "$work/fuzz_extjson"
