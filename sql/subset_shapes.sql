@@ -87,5 +87,32 @@ SELECT seq, output FROM exwiw_plan('shops', '{1}', (
 	SELECT jsonb_agg(CASE WHEN t ->> 'name' = 'audit_log' THEN t || '{"ignore": true}' ELSE t END)
 	FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') t))
 WHERE seq <= 3;
+
+-- The row sets carried by each query as CTEs (what exwiw does where Citus
+-- is installed): the same bytes as the sets computed once, for every
+-- shape here (two self-references, composite keys, partitions), with the
+-- same NOTICEs; EXPLAIN works the same way.  batch_scope needs the sets
+-- computed once: an error.
+CREATE TEMP TABLE once AS
+SELECT target, ids, format, string_agg(file_name || E'\n' || chunk, E'\n' ORDER BY n) AS files
+FROM (VALUES ('shops', '{1}'::text[]), ('shops', '{1,2}'), ('orders', '{150}'), ('tenants', '{ab}')) AS v(target, ids),
+	 unnest('{insert,copy,jsonl}'::text[]) AS format,
+	 exwiw_export(target, ids, exwiw_config_from_catalog(), format, allow_undecided => true)
+	 WITH ORDINALITY AS e(file_name, chunk, n)
+GROUP BY 1, 2, 3;
+SET exwiw.sets_as_ctes = on;
+SELECT o.target, o.ids, o.format, o.files = c.files AS same_bytes
+FROM once o,
+	 LATERAL (SELECT string_agg(file_name || E'\n' || chunk, E'\n' ORDER BY n) AS files
+			  FROM exwiw_export(o.target, o.ids, exwiw_config_from_catalog(), o.format, allow_undecided => true)
+			  WITH ORDINALITY AS e(file_name, chunk, n)) c
+ORDER BY 1, 2, 3;
+SELECT count(*) > 0 AS explained, bool_and(plan ~ 'CTE exwiw_') AS sets_in_the_plan
+FROM exwiw_explain('shops', '{1}') WHERE table_name IN ('orders', 'categories');
+SELECT count(*) FROM exwiw_export('shops', '{1}', (
+	SELECT jsonb_agg(CASE WHEN t ->> 'name' = 'orders' THEN t || '{"batch_scope": {"table": "shops"}}'
+					 WHEN t ->> 'name' = 'shops' THEN t || '{"scope_column": "id"}' ELSE t END)
+	FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') t), allow_undecided => true);
+RESET exwiw.sets_as_ctes;
 RESET search_path;
 RESET client_min_messages;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * exwiw.c
- *	  Module entry: the magic block, and argument checks shared by the
- *	  SQL-callable functions.
+ *	  Module entry: the magic block, the settings, and argument checks
+ *	  shared by the SQL-callable functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,9 +16,38 @@
 #include "commands/extension.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 PG_MODULE_MAGIC;
+
+/* exwiw.sets_as_ctes: see _PG_init */
+bool		exwiw_sets_as_ctes = false;
+
+void		_PG_init(void);
+
+/*
+ * _PG_init
+ *		Define exwiw's settings.
+ *
+ * exwiw.sets_as_ctes: a subset export's row sets are carried by each query
+ * as CTEs, instead of being computed once as ephemeral relations.  That is
+ * what exwiw does where Citus is installed (its planner knows no ephemeral
+ * relation); the setting lets the tests run the same way anywhere.
+ */
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("exwiw.sets_as_ctes",
+							 "Carry a subset export's row sets in each query as CTEs.",
+							 "What exwiw does where Citus is installed; for tests.",
+							 &exwiw_sets_as_ctes,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("exwiw");
+}
 
 /*
  * exwiw_require_arg

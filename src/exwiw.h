@@ -170,6 +170,7 @@ extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
 										  ExwiwSqlFormat format);
 
 extern char *exwiw_extension_schema(void);
+extern bool exwiw_sets_as_ctes;
 
 /* file_name.c */
 extern char *exwiw_file_name(int seq, int width, const char *table,

@@ -18,7 +18,10 @@
  *	4. the row sets of the plan, each computed once by its query into a
  *	   tuplestore (which spills to disk past work_mem) and registered as an
  *	   ephemeral named relation for the queries that read it (a set of a
- *	   table with batch_scope, in slices: compute_batched_set);
+ *	   table with batch_scope, in slices: compute_batched_set).  Where
+ *	   Citus is installed, whose planner knows no ephemeral relation (or
+ *	   exwiw.sets_as_ctes is on), nothing is computed here: each query
+ *	   carries the sets it reads as CTEs (with_sets);
  *	5. a NOTICE for rows that a table's filter excludes but closure adds;
  *	6. the setval lines of every file, from the source sequences;
  *	7. for a self-referencing table, each row's depth in the exported tree,
@@ -38,6 +41,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/executor.h"
 #include "executor/tstoreReceiver.h"
 #include "miscadmin.h"
@@ -58,6 +62,7 @@ struct SubsetRun
 	SubsetPlan *plan;
 	MemoryContext cxt;
 	EphemeralNamedRelation *enrs;	/* per set */
+	bool		inline_sets;	/* Citus: sets as CTEs of each query */
 	char	  **epilogues;		/* per file: setval lines, or NULL */
 	ArrayType **depths;			/* per file: row depths, or NULL */
 };
@@ -462,6 +467,68 @@ compute_set(SubsetRun *run, int i)
 }
 
 /*
+ * add_deps
+ *		Mark set i and the sets it reads, transitively, in need.
+ */
+static void
+add_deps(SubsetPlan *plan, int i, bool *need)
+{
+	ListCell   *lc;
+
+	if (need[i])
+		return;
+	need[i] = true;
+	foreach(lc, plan->sets[i].deps)
+		add_deps(plan, lfirst_int(lc), need);
+}
+
+/*
+ * with_sets
+ *		query, reading the sets in deps (set indexes): as it is when the sets
+ *		are ephemeral relations; with inline sets (Citus, whose planner
+ *		knows no ephemeral relation), preceded by the sets it reads,
+ *		transitively, as materialized CTEs of the same names, in the order
+ *		of the plan (each after the sets it reads).  Every query then
+ *		computes its sets again, on the same snapshot.
+ */
+static char *
+with_sets(SubsetRun *run, const char *query, List *deps)
+{
+	SubsetPlan *plan = run->plan;
+	bool	   *need;
+	StringInfoData q;
+	ListCell   *lc;
+	bool		first = true;
+	bool		recursive = strncmp(query, "WITH RECURSIVE ", 15) == 0;
+	int			i;
+
+	if (!run->inline_sets || deps == NIL)
+		return pstrdup(query);
+	need = palloc0(sizeof(bool) * plan->nsets);
+	foreach(lc, deps)
+		add_deps(plan, lfirst_int(lc), need);
+	initStringInfo(&q);
+	appendStringInfoString(&q, recursive ? "WITH RECURSIVE " : "WITH ");
+	for (i = 0; i < plan->nsets; i++)
+	{
+		if (!need[i])
+			continue;
+		appendStringInfo(&q, "%s%s AS MATERIALIZED (%s)", first ? "" : ", ",
+						 plan->sets[i].name, plan->sets[i].query);
+		first = false;
+	}
+	/* the query's own CTEs follow ours */
+	if (recursive)
+		appendStringInfo(&q, ", %s", query + 15);
+	else if (strncmp(query, "WITH ", 5) == 0)
+		appendStringInfo(&q, ", %s", query + 5);
+	else
+		appendStringInfo(&q, " %s", query);
+	pfree(need);
+	return q.data;
+}
+
+/*
  * notice_unmatched_ids
  *		NOTICE naming the target ids that match no row.
  */
@@ -524,7 +591,8 @@ notice_filtered(SubsetRun *run)
 			continue;
 		CHECK_FOR_INTERRUPTS();
 		/* the sets are registered in this connection (compute_set) */
-		if (SPI_execute(f->filter_query, true, 0) != SPI_OK_SELECT)
+		if (SPI_execute(with_sets(run, f->filter_query, list_make1_int(f->filter_set)),
+						true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not count the rows a filter excludes");
 		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		if (n > 0)
@@ -635,7 +703,7 @@ file_epilogue(SubsetRun *run, SubsetFile *f)
 static ArrayType *
 file_depths(SubsetRun *run, SubsetFile *f, int fset)
 {
-	int64		n = tuplestore_tuple_count((Tuplestorestate *) run->enrs[fset]->reldata);
+	int64		n;
 	int		   *indeg;
 	int		   *depth;
 	int		   *queue;
@@ -654,13 +722,28 @@ file_depths(SubsetRun *run, SubsetFile *f, int fset)
 	ArrayType  *result;
 	int			nest = exwiw_pin_search_path();
 
+	if (run->inline_sets)
+	{
+		bool		isnull;
+		char	   *count = with_sets(run, psprintf("SELECT pg_catalog.count(*) FROM %s",
+													run->plan->sets[fset].name),
+									  list_make1_int(fset));
+
+		if (SPI_execute(count, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "could not count the rows of a self-referencing table");
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	else
+	{
+		n = tuplestore_tuple_count((Tuplestorestate *) run->enrs[fset]->reldata);
+		SPI_register_relation(run->enrs[fset]);
+	}
 	if (n >= PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("table \"%s\" has too many rows to order by depth",
 						run->plan->cfg->tables[f->table].name)));
-	SPI_register_relation(run->enrs[fset]);
-	plan = SPI_prepare(f->depth_query, 0, NULL);
+	plan = SPI_prepare(with_sets(run, f->depth_query, list_make1_int(fset)), 0, NULL);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare the depth query");
 	cur = SPI_cursor_open(NULL, plan, NULL, NULL, true);
@@ -827,10 +910,26 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 
 	lock_tables(run);
 
+	/*
+	 * Citus plans every query on the coordinator and knows no ephemeral
+	 * relation: there, each query carries the sets it reads as CTEs.
+	 */
+	run->inline_sets = exwiw_sets_as_ctes ||
+		OidIsValid(get_extension_oid("citus", true));
+	if (run->inline_sets)
+		for (i = 0; i < plan->nsets; i++)
+			if (plan->sets[i].needed && plan->sets[i].batch_source >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("batch_scope of table \"%s\" cannot be used where Citus is installed",
+								plan->cfg->tables[plan->sets[i].table].name),
+						 errdetail("Batches need the export's row sets computed once; where Citus is installed (or exwiw.sets_as_ctes is on) each query carries its sets as CTEs."),
+						 errhint("Remove batch_scope: on Citus, a tenant's queries run on the tenant's worker.")));
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	notice_unmatched_ids(run);
-	for (i = 0; i < plan->nsets; i++)
+	for (i = 0; i < plan->nsets && !run->inline_sets; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (!plan->sets[i].needed)
@@ -878,8 +977,9 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 	SubsetTable *t = &run->plan->cfg->tables[f->table];
 
 	memset(q, 0, sizeof(*q));
-	q->sql = f->query;
-	q->enrs = enr_list(run, f->deps);
+	q->sql = with_sets(run, f->query, f->deps);
+	if (!run->inline_sets)
+		q->enrs = enr_list(run, f->deps);
 	q->pin_search_path = !f->fragment;
 	if (run->depths[i])
 	{

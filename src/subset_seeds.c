@@ -1227,16 +1227,24 @@ planner_ids_query(Planner *pl)
 					 ids_subquery(pl->ids_lits[plan->target], tt->pk.n));
 	for (k = 0; k < tt->pk.n; k++)
 		appendStringInfo(&q, "%sc%d", k ? ", " : "", k + 1);
-	appendStringInfo(&q, ") WHERE NOT EXISTS (SELECT FROM %s WHERE ",
-					 subset_relation_sql(tt));
+	/*
+	 * An anti-join with the target's rows among the ids (not a correlated
+	 * NOT EXISTS, which Citus cannot plan next to a function in FROM).
+	 */
+	appendStringInfoString(&q, ") LEFT JOIN (SELECT ");
+	for (k = 0; k < tt->pk.n; k++)
+		appendStringInfo(&q, "%s%s.%s AS exwiw_key%d", k ? ", " : "",
+						 planner_alias(tt), quote_identifier(tt->pk.names[k]), k + 1);
+	appendStringInfo(&q, " FROM %s WHERE %s) AS exwiw_t ON ", subset_relation_sql(tt),
+					 ids_predicate(tt, &tt->pk, pl->ids_lits[plan->target]));
 	for (k = 0; k < tt->pk.n; k++)
 	{
 		if (k > 0)
 			appendStringInfoString(&q, " AND ");
-		subset_append_eq(&q, psprintf("%s.%s", planner_alias(tt), quote_identifier(tt->pk.names[k])),
+		subset_append_eq(&q, psprintf("exwiw_t.exwiw_key%d", k + 1),
 						 tt->pk.typids[k], psprintf("exwiw_id.c%d", k + 1),
 						 tt->pk.typids[k]);
 	}
-	appendStringInfoString(&q, ")");
+	appendStringInfoString(&q, " WHERE exwiw_t.exwiw_key1 IS NULL");
 	return q.data;
 }
