@@ -91,3 +91,15 @@ DROP TABLE rls_docs;
 DROP ROLE exwiw_alice;
 DROP ROLE exwiw_mallory;
 DROP TABLE victims;
+
+-- A call of the subset export's functions that Citus pushed down to a
+-- worker (its connections there are named "citus_internal ...") is
+-- refused: there they would read the shards.  A dump of a given query is
+-- Citus's to allow or refuse.
+SET application_name = 'citus_internal gpid=10000000001';
+SELECT count(*) FROM exwiw_dump('SELECT 1 AS a', 't');
+SELECT * FROM exwiw_export('t', '{1}', '[{"name": "pg_class", "primary_key": "oid"}]');
+SELECT * FROM exwiw_plan('t', '{1}', '[{"name": "pg_class", "primary_key": "oid"}]');
+SELECT exwiw_config_from_catalog();
+SELECT exwiw_ext_json('{"a": 1}'::jsonb);
+RESET application_name;

@@ -50,6 +50,31 @@ _PG_init(void)
 }
 
 /*
+ * exwiw_refuse_pushed_down
+ *		Error out in a connection Citus opened to run part of a distributed
+ *		query on a worker (its application_name starts with
+ *		"citus_internal"), for the functions that read the catalog (the
+ *		subset export's): pushed down with a shard query, they would read
+ *		the worker's catalog, where the shards are tables and the caller's
+ *		search_path is not in force.  The dumps of a given query are left
+ *		to Citus, which refuses a nested distributed query itself unless
+ *		the role allows it.
+ */
+void
+exwiw_refuse_pushed_down(const char *funcname)
+{
+	const char *app = GetConfigOption("application_name", true, false);
+
+	if (app != NULL && strncmp(app, "citus_internal", 14) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run inside a query that Citus runs on a worker", funcname),
+				 errdetail("Citus pushed the call down with a query on a shard; there it would read the worker's shards and catalog, not the distributed tables."),
+				 errhint("Call %s at the top level of a statement on the coordinator, not per row of a distributed table or inside a query Citus sends to a worker.",
+						 funcname)));
+}
+
+/*
  * exwiw_require_arg
  *		Error out when argument argno is NULL.
  *

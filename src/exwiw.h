@@ -170,6 +170,7 @@ extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
 										  ExwiwSqlFormat format);
 
 extern char *exwiw_extension_schema(void);
+extern void exwiw_refuse_pushed_down(const char *funcname);
 extern bool exwiw_sets_as_ctes;
 
 /* file_name.c */

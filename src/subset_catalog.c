@@ -675,6 +675,7 @@ exwiw_config_from_catalog(PG_FUNCTION_ARGS)
 	char	   *schema;
 	Oid			nspid;
 
+	exwiw_refuse_pushed_down("exwiw_config_from_catalog");
 	exwiw_require_arg(fcinfo, 0, "exwiw_config_from_catalog", "schema");
 	schema = NameStr(*PG_GETARG_NAME(0));
 	nspid = get_namespace_oid(schema, true);

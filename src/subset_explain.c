@@ -92,6 +92,7 @@ exwiw_explain(PG_FUNCTION_ARGS)
 	bool		analyze;
 	int			i;
 
+	exwiw_refuse_pushed_down(fn);
 	exwiw_require_arg(fcinfo, 1, fn, "ids");
 	exwiw_require_arg(fcinfo, 3, fn, "actual");
 	analyze = PG_GETARG_BOOL(3);

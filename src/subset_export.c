@@ -175,6 +175,7 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
 
+	exwiw_refuse_pushed_down(fn);
 	exwiw_require_arg(fcinfo, argoff + 1, fn, "ids");
 	exwiw_require_arg(fcinfo, argoff + 3, fn, "format");
 	exwiw_require_arg(fcinfo, argoff + 4, fn, "allow_undecided");

@@ -52,6 +52,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(exwiw_plan);
 
@@ -174,6 +175,38 @@ planner_append_type_cond(StringInfo buf, const char *alias, SubsetEdge *e)
 	appendStringInfo(buf, "CAST(%s.%s AS pg_catalog.text) OPERATOR(pg_catalog.=) ",
 					 alias, quote_identifier(e->type_col.names[0]));
 	subset_append_literal(buf, e->type_value);
+}
+
+/*
+ * append_keyless_order
+ *		The order of a table without a primary key: by its exported columns
+ *		that are not masked and have an ordering (so that the order does
+ *		not depend on where the rows lie, as on Citus, where the shards'
+ *		rows arrive in any order), then by physical position.  A masked
+ *		column is never sorted on: the order of the rows would tell
+ *		something of the values the mask hides.
+ */
+static void
+append_keyless_order(StringInfo q, SubsetTable *t, const char *alias)
+{
+	int			c;
+
+	for (c = 0; c < t->ncols; c++)
+	{
+		SubsetColumn *col = &t->cols[c];
+		TypeCacheEntry *tc;
+
+		if (col->ignored || SubsetColumnIsMasked(col) || t->rails_managed)
+			continue;
+		tc = lookup_type_cache(col->typid, TYPECACHE_LT_OPR);
+		if (!OidIsValid(tc->lt_opr))
+			continue;
+		appendStringInfo(q, "%s.%s, ", alias, quote_identifier(col->name));
+	}
+	if (t->relkind == RELKIND_PARTITIONED_TABLE)
+		appendStringInfo(q, "%s.tableoid, %s.ctid", alias, alias);
+	else
+		appendStringInfo(q, "%s.ctid", alias);
 }
 
 /*
@@ -426,10 +459,8 @@ plan_files(Planner *pl)
 							 subset_select_list(t), from, where);
 			if (t->pk.n > 0)
 				subset_append_cols(&q, alias, &t->pk);
-			else if (t->relkind == RELKIND_PARTITIONED_TABLE)
-				appendStringInfo(&q, "%s.tableoid, %s.ctid", alias, alias);
 			else
-				appendStringInfo(&q, "%s.ctid", alias);
+				append_keyless_order(&q, t, alias);
 		}
 		f->query = q.data;
 
@@ -713,6 +744,7 @@ exwiw_plan(PG_FUNCTION_ARGS)
 	int			step = 0;
 	int			i;
 
+	exwiw_refuse_pushed_down(fn);
 	exwiw_require_arg(fcinfo, 1, fn, "ids");
 	InitMaterializedSRF(fcinfo, 0);
 

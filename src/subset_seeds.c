@@ -843,6 +843,31 @@ batch_seed(Planner *pl, int ti)
 }
 
 /*
+ * constant_parent
+ *		Are the parent's seed rows through edge e exactly the rows whose
+ *		referenced columns hold the ids?  So for the target by its key, and
+ *		for a table filtered by its scope column through its scope column,
+ *		when no filter narrows them.  Then the child's seed is its foreign
+ *		key among the ids, a constant: the query needs no set, and Citus
+ *		routes it to the tenant's worker.  (A child row whose parent is
+ *		missing, which only a schema without the foreign key allows, then
+ *		comes too, as in scope-column mode.)
+ */
+static bool
+constant_parent(Planner *pl, SubsetEdge *e)
+{
+	SubsetTable *pt = &pl->cfg->tables[e->parent];
+
+	if (e->parent == e->child || pt->filter != NULL || pl->ids_lits[e->parent] == NULL)
+		return false;
+	if (pl->kind[e->parent] == SEED_TARGET)
+		return planner_cols_equal(&e->ref, &pt->pk);
+	if (pl->kind[e->parent] == SEED_DIRECT)
+		return planner_cols_equal(&e->ref, &pt->scope_col);
+	return false;
+}
+
+/*
  * seed_as_join
  *		The seed of table ti through its one edge e, also as a join with the
  *		parent's key set (seed_from, seed_where: the type condition; the
@@ -943,6 +968,30 @@ planner_build_seed(Planner *pl, int ti)
 
 					planner_build_seed(pl, e->parent);
 					initStringInfo(&p);
+					if (list_length(pl->seed_edges[ti]) == 1 &&
+						constant_parent(pl, e))
+					{
+						/* the ids themselves: a tenant query Citus can route */
+						SubsetTable *pt = &cfg->tables[e->parent];
+
+						if (e->fk.n == 1)
+							subset_append_eq(&p, psprintf("%s.%s", alias, quote_identifier(e->fk.names[0])),
+											 e->fk.typids[0],
+											 psprintf("ANY (%s)", pl->ids_lits[e->parent][0]),
+											 e->ref.typids[0]);
+						else
+							subset_append_match(&p, alias, &e->fk,
+												ids_subquery(pl->ids_lits[e->parent], e->fk.n),
+												pl->kind[e->parent] == SEED_TARGET ? &pt->pk : &pt->scope_col);
+						if (SubsetEdgeIsPolymorphic(e))
+						{
+							appendStringInfoString(&p, " AND ");
+							planner_append_type_cond(&p, alias, e);
+						}
+						parts = lappend(parts, p.data);
+						warn_unindexed(t, e);
+						continue;
+					}
 					subset_append_match(&p, alias, &e->fk, arm_subquery(pl, e, &setno), &e->ref);
 					if (SubsetEdgeIsPolymorphic(e))
 					{
@@ -953,7 +1002,8 @@ planner_build_seed(Planner *pl, int ti)
 					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
 				}
-				if (list_length(parts) == 1)
+				if (list_length(parts) == 1 &&
+					!constant_parent(pl, &cfg->edges[linitial_int(pl->seed_edges[ti])]))
 					seed_as_join(pl, ti, &cfg->edges[linitial_int(pl->seed_edges[ti])]);
 				if (list_length(parts) == 1 || t->pk.n == 0)
 				{

@@ -286,7 +286,7 @@ citus_export_files() {
 	source "$EXWIW_ROOT/test/subset/lib.sh"
 	subset_write_files "$dir" -h 127.0.0.1 -p "$port" -c "SET client_min_messages = warning" \
 		-c "SET search_path = shop, public" \
-		-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', '$ids', $cfg, '$format') AS e) s"
+		-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', '$ids', $cfg, '$format', allow_undecided => true) AS e) s"
 }
 
 # citus_config NAME: the SQL of config NAME (test/citus/config-NAME.json),

@@ -9,11 +9,10 @@
 #     distributed query from inside a task: Citus refuses it (the exact
 #     message is checked below) unless the role sets
 #     citus.allow_nested_distributed_execution.
-#   - exwiw_export/exwiw_plan/exwiw_config_from_catalog pushed down see the
-#     worker's catalog from a task connection, where Citus shows the shards:
-#     wrong results or misleading errors (TODO: exwiw should refuse to run
-#     inside a Citus task; the task's application_name is
-#     "citus_internal gpid=...").
+#   - exwiw_export/exwiw_plan/exwiw_config_from_catalog pushed down would
+#     see the worker's catalog from a task connection, where Citus shows the
+#     shards: exwiw refuses to run there (a task's application_name is
+#     "citus_internal gpid=..."), with an error that says where to call it.
 source "$(dirname "$0")/../lib.sh"
 PATH=$EXWIW_BIN:$PATH
 work=$(mktemp -d /tmp/exwiw-citus-pushdown.XXXXXX)
@@ -27,7 +26,7 @@ expect_error() {
 	if out=$(cq -XAtq -v ON_ERROR_STOP=1 -c "SET search_path = shop, public" -c "$sql" 2>&1); then
 		citus_not_ok "$desc: expected \"$msg\", but it ran"
 	elif echo "$out" | grep -qF -- "$msg"; then
-		citus_ok "$desc: Citus refuses it: $(echo "$out" | grep -m1 ERROR)"
+		citus_ok "$desc: refused: $(echo "$out" | grep -m1 ERROR)"
 	else
 		citus_not_ok "$desc: expected \"$msg\", got: $(echo "$out" | grep -m1 ERROR)"
 	fi
@@ -73,16 +72,15 @@ out=$(cq -XAtq -c "INSERT INTO public.chunks SELECT 7, exwiw_dump('SELECT * FROM
 [ "$out" = 1 ] && citus_ok "INSERT INTO a distributed table SELECT exwiw_dump(...) without FROM: runs on the coordinator" ||
 	citus_not_ok "INSERT INTO a distributed table SELECT exwiw_dump(...) without FROM: $out"
 cq -q -c "DROP TABLE public.chunks"
+pushed="cannot run inside a query that Citus runs on a worker"
 expect_error "exwiw_export with a qualified config, in a pushed-down query" \
-	"SELECT exwiw_export('shop.shops', ARRAY[s.id::text], (SELECT exwiw_config_from_catalog('shop'))) FROM shop.shops s WHERE id = 7" "$nested"
-
-# what exwiw sees from inside a task
-out=$(cq -XAtq -c "SET search_path = shop, public" -c "SELECT exwiw_export('shops', ARRAY[s.id::text]) FROM shops s WHERE id = 7" 2>&1 || true)
-citus_todo "exwiw_export('shops', ...) with the catalog config, pushed down" \
-	"it runs on the worker, where search_path is not the caller's: $(echo "$out" | grep -m1 ERROR) -- misleading; exwiw should refuse to run inside a Citus task (application_name 'citus_internal gpid=...')"
-n=$(cq -XAtq -c "SELECT jsonb_array_length(exwiw_config_from_catalog('shop') -> 'tables') FROM shop.shops s WHERE id = 7")
-citus_todo "exwiw_config_from_catalog('shop') pushed down lists $n tables" \
-	"inside a task connection Citus shows the shards (orders_102xxx, ...) in pg_class; the coordinator lists 10"
+	"SELECT exwiw_export('shop.shops', ARRAY[s.id::text], (SELECT exwiw_config_from_catalog('shop'))) FROM shop.shops s WHERE id = 7" "$pushed"
+expect_error "exwiw_export('shops', ...) with the catalog config, pushed down" \
+	"SELECT exwiw_export('shops', ARRAY[s.id::text]) FROM shops s WHERE id = 7" "$pushed"
+expect_error "exwiw_plan, pushed down" \
+	"SELECT exwiw_plan('shops', ARRAY[s.id::text]) FROM shops s WHERE id = 7" "$pushed"
+expect_error "exwiw_config_from_catalog('shop'), pushed down (the worker's catalog lists the shards)" \
+	"SELECT exwiw_config_from_catalog('shop') FROM shop.shops s WHERE id = 7" "$pushed"
 app=$(cq -XAtq -c "SELECT current_setting('application_name') FROM shop.shops WHERE id = 7")
 case $app in
 "citus_internal gpid="*) citus_ok "a pushed-down call can tell it runs in a Citus task: application_name is '$app'" ;;
