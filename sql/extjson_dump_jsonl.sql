@@ -23,3 +23,8 @@ SELECT exwiw_dump_jsonl('DELETE FROM extjson_fdw_like RETURNING *');
 SELECT exwiw_dump_jsonl('SELECT 1, 2');
 SELECT exwiw_dump_jsonl(NULL);
 SELECT exwiw_dump_jsonl('SELECT 1 AS a', chunk_bytes => 0);
+
+-- A chunk holds at least one whole row and is one text value (1 GB at
+-- most): a row whose document cannot fit (520 MB of '"', each escaped as
+-- \") is refused with a clear error naming the row.
+SELECT length(c) FROM exwiw_dump_jsonl($$SELECT 1 AS id, repeat(repeat('"', 1024 * 1024), 520) AS v$$) c;

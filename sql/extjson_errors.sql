@@ -11,7 +11,7 @@ SELECT exwiw_ext_json('{"a":{"$numberDouble":"0x10"}}'::json);
 SELECT exwiw_ext_json('{"a":{"$numberDecimal":"123456789012345678901234567890123456"}}'::json);
 SELECT exwiw_ext_json('{"a":{"$numberDecimal":"1e-7000"}}'::json);
 SELECT exwiw_ext_json('{"a":{"$binary":{"base64":"!!","subType":"00"}}}'::json);
-SELECT exwiw_ext_json('{"a":{"$binary":"AAE=","$type":"09"}}'::json);
+SELECT exwiw_ext_json('{"a":{"$binary":"AAE=","$type":"0a"}}'::json);
 SELECT exwiw_ext_json('{"a":{"$binary":"AAE="}}'::json);
 SELECT exwiw_ext_json('{"a":{"$uuid":"not-a-uuid"}}'::json);
 SELECT exwiw_ext_json('{"a":{"$timestamp":{"t":-1,"i":0}}}'::json);
@@ -33,3 +33,16 @@ SELECT exwiw_ext_json(t, oid_columns => '{n}') FROM (SELECT 1 AS n) t;
 SELECT exwiw_ext_json(t, oid_columns => '{a}') FROM (SELECT ARRAY['5f2a1b3c4d5e6f7a8b9c0d1e', 'x'] AS a) t;
 SELECT exwiw_ext_json(t, oid_columns => '{NULL}') FROM (SELECT 1 AS n) t;
 SELECT exwiw_ext_json('{"a":1}');
+-- the reserved binary subtypes; $uuid forms the corpus refuses
+SELECT exwiw_ext_json('{"x":{"$binary":{"base64":"AAE=","subType":"7f"}}}'::json);
+SELECT exwiw_ext_json('{"x":{"$uuid":"73ffd264-44b3-90e8-e7d1dfc035d4"}}'::json);
+SELECT exwiw_ext_json('{"x":{"$uuid":"73ffd264-44b3-4c69-90e8-e7d1dfc035d4-789e4"}}'::json);
+SELECT exwiw_ext_json('{"x":{"$uuid":"73ff-d26444b-34c6-990e8e-7d1dfc035d4"}}'::json);
+SELECT exwiw_ext_json('{"x":{"$uuid":"----d264-44b3-4--9-90e8-e7d1dfc0----"}}'::json);
+SELECT exwiw_ext_json('{"x":{"$uuid":{"data":"73ffd264-44b3-4c69-90e8-e7d1dfc035d4"}}}'::json);
+-- \u0000 where json text holds it: the error names the value's path (a
+-- key that holds it, its object's)
+SELECT exwiw_ext_json('{"x": [1, {"b\"c": ["ok", "\u0000"]}]}'::json);
+SELECT exwiw_ext_json('{"x": {"k\u0000": 1}}'::json);
+SELECT exwiw_ext_json(t) FROM (SELECT '{"a": ["\u0000"]}'::json AS doc) t;
+SELECT count(*) FROM exwiw_dump_jsonl($$SELECT '{"a": {"b": "\u0000"}}'::json AS doc$$);

@@ -29,3 +29,17 @@ SELECT exwiw_ext_json('{"$binary":{"base64":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBk
 -- deep nesting
 SELECT exwiw_ext_json((repeat('{"a":[', 200) || '{"$oid":"5f2a1b3c4d5e6f7a8b9c0d1e"}' || repeat(']}', 200))::jsonb) =
        repeat('{"a":[', 200) || '{"$oid":"5f2a1b3c4d5e6f7a8b9c0d1e"}' || repeat(']}', 200) AS deep_ok;
+
+-- Every binary subtype BSON defines, as its corpus (bson-corpus
+-- binary.json) round-trips them: 00-09, with 09 (vector: FLOAT32, INT8,
+-- PACKED_BIT, and zero-length) written as it is; user-defined 80-ff; the
+-- reserved 0a-7f are refused (extjson_errors).
+SELECT st, exwiw_ext_json(format('{"x":{"$binary":{"base64":"c//SZESzTGmQ6OfR38A11A==","subType":"%s"}}}', st)::json)
+FROM unnest('{00,01,02,03,04,05,06,07,08,09,80,ff}'::text[]) st;
+SELECT exwiw_ext_json(v::json) FROM unnest(ARRAY[
+	'{"x": {"$binary": {"base64": "JwAAAP5CAADgQA==", "subType": "09"}}}',
+	'{"x": {"$binary": {"base64": "AwB/Bw==", "subType": "09"}}}',
+	'{"x": {"$binary": {"base64": "EAB/Bw==", "subType": "09"}}}',
+	'{"x": {"$binary": {"base64": "JwA=", "subType": "09"}}}',
+	'{"x": {"$binary": {"base64": "AwA=", "subType": "09"}}}',
+	'{"x": {"$binary": {"base64": "EAA=", "subType": "09"}}}']) v;

@@ -299,6 +299,206 @@ sem_scalar(void *state, char *token, JsonTokenType tokentype)
 }
 
 /*
+ * append_path
+ *		Append root and the steps of path, outermost first, as "$.a.b[2]":
+ *		a key of letters, digits, "_" and "$" after a dot, any other key as
+ *		a JSON string in brackets, an index in brackets.  A very deep path
+ *		keeps its outermost 64 steps.
+ */
+static void
+append_path(StringInfo s, const char *root, const PathSeg *path)
+{
+	const PathSeg *segs[64];
+	int			n = 0;
+	const PathSeg *p;
+	bool		truncated = false;
+
+	for (p = path; p != NULL; p = p->up)
+	{
+		if (n == lengthof(segs))
+		{
+			truncated = true;
+			memmove(segs, segs + 1, (n - 1) * sizeof(PathSeg *));
+			n--;
+		}
+		segs[n++] = p;
+	}
+	appendStringInfoString(s, root);
+	if (truncated)
+		appendStringInfoString(s, "...");
+	while (n-- > 0)
+	{
+		p = segs[n];
+		if (p->key == NULL)
+			appendStringInfo(s, "[%d]", p->index);
+		else
+		{
+			bool		plain = p->keylen > 0;
+			int			i;
+
+			for (i = 0; i < p->keylen; i++)
+			{
+				char		c = p->key[i];
+
+				if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					  (c >= '0' && c <= '9') || c == '_' || c == '$'))
+					plain = false;
+			}
+			if (plain)
+			{
+				exj_putc(s, '.');
+				appendBinaryStringInfo(s, p->key, p->keylen);
+			}
+			else
+			{
+				exj_putc(s, '[');
+				exj_append_string(s, p->key, p->keylen);
+				exj_putc(s, ']');
+			}
+		}
+	}
+}
+
+/*
+ * text_path
+ *		The path, as "$.a.b[2]", of the token that starts at byte upto of
+ *		json text that is valid up to there: the lexer stopped on it (a
+ *		string it cannot de-escape, such as "\u0000").  The prefix is
+ *		scanned for its open containers, the key of each object's current
+ *		member and the index of each array's current element.  A failing
+ *		key gives the path of its object.  Keys keep their bytes but for the
+ *		simple escapes (\" \\ \/ \b \f \n \r \t), which are undone.
+ */
+static void
+text_path(const char *text, int upto, StringInfo out)
+{
+	typedef struct Level
+	{
+		bool		obj;
+		bool		expect_key;
+		StringInfoData key;
+		int			index;
+	} Level;
+	Level	   *st = NULL;
+	int			cap = 0;
+	int			depth = 0;
+	PathSeg    *segs;
+	const PathSeg *leaf = NULL;
+	int			i = 0;
+	int			n;
+
+	while (i < upto)
+	{
+		char		c = text[i];
+
+		if (c == '{' || c == '[')
+		{
+			if (depth == cap)
+			{
+				cap = cap ? cap * 2 : 16;
+				st = st ? repalloc(st, cap * sizeof(Level)) : palloc(cap * sizeof(Level));
+			}
+			st[depth].obj = (c == '{');
+			st[depth].expect_key = (c == '{');
+			st[depth].index = 0;
+			initStringInfo(&st[depth].key);
+			depth++;
+			i++;
+		}
+		else if (c == '}' || c == ']')
+		{
+			if (depth > 0)
+				pfree(st[--depth].key.data);
+			i++;
+		}
+		else if (c == ',' && depth > 0)
+		{
+			if (st[depth - 1].obj)
+				st[depth - 1].expect_key = true;
+			else
+				st[depth - 1].index++;
+			i++;
+		}
+		else if (c == ':' && depth > 0)
+		{
+			st[depth - 1].expect_key = false;
+			i++;
+		}
+		else if (c == '"')
+		{
+			bool		is_key = depth > 0 && st[depth - 1].obj && st[depth - 1].expect_key;
+
+			if (is_key)
+				resetStringInfo(&st[depth - 1].key);
+			for (i++; i < upto && text[i] != '"'; i++)
+			{
+				char		k = text[i];
+
+				if (k == '\\' && i + 1 < upto)
+				{
+					k = text[++i];
+					switch (k)
+					{
+						case 'b':
+							k = '\b';
+							break;
+						case 'f':
+							k = '\f';
+							break;
+						case 'n':
+							k = '\n';
+							break;
+						case 'r':
+							k = '\r';
+							break;
+						case 't':
+							k = '\t';
+							break;
+						case '"':
+						case '\\':
+						case '/':
+							break;
+						default:
+							if (is_key)
+								appendStringInfoChar(&st[depth - 1].key, '\\');
+							break;
+					}
+				}
+				if (is_key)
+					appendStringInfoChar(&st[depth - 1].key, k);
+			}
+			i++;
+		}
+		else
+			i++;
+	}
+
+	segs = palloc0(sizeof(PathSeg) * (depth + 1));
+	for (n = 0; n < depth; n++)
+	{
+		Level	   *l = &st[n];
+
+		if (l->obj && l->expect_key && n == depth - 1)
+			break;				/* the key itself failed */
+		segs[n].up = leaf;
+		if (l->obj)
+		{
+			segs[n].key = l->key.data;
+			segs[n].keylen = l->key.len;
+		}
+		else
+			segs[n].index = l->index;
+		leaf = &segs[n];
+	}
+	append_path(out, "$", leaf);
+	for (n = 0; n < depth; n++)
+		pfree(st[n].key.data);
+	if (st)
+		pfree(st);
+	pfree(segs);
+}
+
+/*
  * exj_parse_json_text
  *		Parse json text (len bytes of UTF-8) into a tree that keeps key order
  *		and duplicate keys.  False, with err set, when the text is not JSON
@@ -350,6 +550,10 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 							  (int) res);
 				break;
 		}
+		if (err->path.data == NULL)
+			initStringInfo(&err->path);
+		resetStringInfo(&err->path);
+		text_path(text, (int) Min(Max(lex->token_start - text, 0), len), &err->path);
 		if (b.pending_key)
 			pfree((char *) b.pending_key);
 		exj_tree_free(b.root);
@@ -380,10 +584,6 @@ fail(EmitState *st, const PathSeg *path, ExjErrorKind kind,
 	 const char *fmt,...)
 {
 	va_list		ap;
-	const PathSeg *segs[64];
-	int			n = 0;
-	const PathSeg *p;
-	bool		truncated = false;
 	StringInfo	s = &st->err->path;
 
 	st->err->kind = kind;
@@ -391,54 +591,10 @@ fail(EmitState *st, const PathSeg *path, ExjErrorKind kind,
 	vsnprintf(st->err->msg, sizeof(st->err->msg), fmt, ap);
 	va_end(ap);
 
-	/* keep the outermost steps when the path is very deep */
-	for (p = path; p != NULL; p = p->up)
-	{
-		if (n == lengthof(segs))
-		{
-			truncated = true;
-			memmove(segs, segs + 1, (n - 1) * sizeof(PathSeg *));
-			n--;
-		}
-		segs[n++] = p;
-	}
 	if (s->data == NULL)
 		initStringInfo(s);
 	resetStringInfo(s);
-	appendStringInfoString(s, st->root);
-	if (truncated)
-		appendStringInfoString(s, "...");
-	while (n-- > 0)
-	{
-		p = segs[n];
-		if (p->key == NULL)
-			appendStringInfo(s, "[%d]", p->index);
-		else
-		{
-			bool		plain = p->keylen > 0;
-			int			i;
-
-			for (i = 0; i < p->keylen; i++)
-			{
-				char		c = p->key[i];
-
-				if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-					  (c >= '0' && c <= '9') || c == '_' || c == '$'))
-					plain = false;
-			}
-			if (plain)
-			{
-				exj_putc(s, '.');
-				appendBinaryStringInfo(s, p->key, p->keylen);
-			}
-			else
-			{
-				exj_putc(s, '[');
-				exj_append_string(s, p->key, p->keylen);
-				exj_putc(s, ']');
-			}
-		}
-	}
+	append_path(s, st->root, path);
 	return false;
 }
 
@@ -625,7 +781,9 @@ hexval(char c)
  * emit_binary
  *		A $binary wrapper from its base64 text and subtype text ("00", or
  *		libbson's legacy one-digit "0").  The subtype must be one BSON
- *		defines: 0x00-0x08 or user-defined 0x80-0xff.
+ *		defines: 0x00-0x09 (0x09, a vector, is written as it is, payload
+ *		unchecked, as the BSON corpus round-trips it) or user-defined
+ *		0x80-0xff; 0x0a-0x7f are reserved.
  */
 static bool
 emit_binary(EmitState *st, ExjNode *b64, ExjNode *type, const PathSeg *path)
@@ -652,9 +810,9 @@ emit_binary(EmitState *st, ExjNode *b64, ExjNode *type, const PathSeg *path)
 						type->len, type->str);
 		subtype = subtype * 16 + h;
 	}
-	if (subtype > 0x08 && subtype < 0x80)
+	if (subtype > 0x09 && subtype < 0x80)
 		return fail(st, path, EXJ_ERR_UNSUPPORTED,
-					"$binary subtype \"%.*s\" is not a BSON binary subtype",
+					"$binary subtype \"%.*s\" is reserved by BSON",
 					type->len, type->str);
 	initStringInfo(&data);
 	if (!exj_base64_decode(b64->str, b64->len, &data))

@@ -53,9 +53,33 @@ static void
 jsonl_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 {
 	JsonlWriter *jw = (JsonlWriter *) w;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	slot_getallattrs(slot);
-	exwiw_extjson_append_row(jw->rw, buf, slot->tts_values, slot->tts_isnull);
+	PG_TRY();
+	{
+		exwiw_extjson_append_row(jw->rw, buf, slot->tts_values, slot->tts_isnull);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		/*
+		 * A document that does not fit in the chunk: the buffer could not
+		 * grow past 1 GB ("out of memory", 54000).  Say which row.
+		 */
+		MemoryContextSwitchTo(cxt);
+		ed = CopyErrorData();
+		if (ed->sqlerrcode != ERRCODE_PROGRAM_LIMIT_EXCEEDED)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row " UINT64_FORMAT " is too large to export", rowno + 1),
+				 errdetail("A chunk is one text value, limited to 1 GB, and holds at least one whole row; this row's document does not fit."),
+				 errhint("Export the widest columns separately, or select a shorter form of them.")));
+	}
+	PG_END_TRY();
 }
 
 /*

@@ -26,8 +26,10 @@ PG_FUNCTION_INFO_V1(exwiw_ext_json_json);
 
 /*
  * exwiw_extjson_raise
- *		ereport an ExjError.  column, when not NULL, is the row's column the
- *		value came from; where is the path prefix (the root when NULL).
+ *		ereport an ExjError: its message, and in the detail where the value
+ *		is.  column, when not NULL, is the row's column the value came from;
+ *		where is the path prefix (the root when NULL).  funcname is named
+ *		by the caller's error context.
  */
 void
 exwiw_extjson_raise(const char *funcname, ExjError *err, const char *column,
@@ -51,12 +53,13 @@ exwiw_extjson_raise(const char *funcname, ExjError *err, const char *column,
 	if (column)
 		ereport(ERROR,
 				(errcode(code),
-				 errmsg("%s: column \"%s\" at %s%s: %s", funcname, column,
-						where ? where : "", path, err->msg)));
+				 errmsg("%s", err->msg),
+				 errdetail("The value is column \"%s\", at %s%s.", column,
+						   where ? where : "", path)));
 	ereport(ERROR,
 			(errcode(code),
-			 errmsg("%s: at %s%s: %s", funcname, where ? where : "", path,
-					err->msg)));
+			 errmsg("%s", err->msg),
+			 errdetail("The value is at %s%s.", where ? where : "", path)));
 }
 
 /*
@@ -160,8 +163,14 @@ exwiw_extjson_append_json(StringInfo buf, Datum json, const char *root_path,
 		return true;
 	if (!exj_parse_json_text(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &root, err))
 	{
-		initStringInfo(&err->path);
+		/* the parser's path starts with "$": ours instead */
+		char	   *inner = pstrdup(err->path.data ? err->path.data + 1 : "");
+
+		if (err->path.data == NULL)
+			initStringInfo(&err->path);
+		resetStringInfo(&err->path);
 		appendStringInfoString(&err->path, root_path);
+		appendStringInfoString(&err->path, inner);
 		return false;
 	}
 	return exj_emit(buf, root, root_path, err);
@@ -177,10 +186,14 @@ exwiw_ext_json_jsonb(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	ExjError	err;
 
+	ErrorContextCallback cb;
+
 	memset(&err, 0, sizeof(err));
 	initStringInfo(&buf);
+	exwiw_push_fn_context(&cb, "exwiw_ext_json");
 	if (!exwiw_extjson_append_jsonb(&buf, PG_GETARG_DATUM(0), "$", &err))
 		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
+	exwiw_pop_fn_context(&cb);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }
 
@@ -194,9 +207,13 @@ exwiw_ext_json_json(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	ExjError	err;
 
+	ErrorContextCallback cb;
+
 	memset(&err, 0, sizeof(err));
 	initStringInfo(&buf);
+	exwiw_push_fn_context(&cb, "exwiw_ext_json");
 	if (!exwiw_extjson_append_json(&buf, PG_GETARG_DATUM(0), "$", &err))
 		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
+	exwiw_pop_fn_context(&cb);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }

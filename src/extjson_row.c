@@ -185,8 +185,8 @@ raise_infinite(ExjRowWriter *rw, const RowPath *path, bool negative)
 
 	ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("%s: column \"%s\" at %s holds %sinfinity, which a BSON date cannot hold",
-					rw->funcname, column, where, negative ? "-" : ""),
+			 errmsg("column \"%s\" at %s holds %sinfinity, which a BSON date cannot hold",
+					column, where, negative ? "-" : ""),
 			 errhint("Filter or replace infinite dates in the query, for example with NULLIF or CASE.")));
 }
 
@@ -307,8 +307,8 @@ append_string_value(ExjRowWriter *rw, StringInfo buf, const char *s, int len,
 
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("%s: column \"%s\" at %s is in oid_columns but \"%.*s\" is not an ObjectId",
-							rw->funcname, column, where, Min(len, 64), s),
+					 errmsg("column \"%s\" at %s is in oid_columns but \"%.*s\" is not an ObjectId",
+							column, where, Min(len, 64), s),
 					 errdetail("An ObjectId is written as 24 hexadecimal digits.")));
 		}
 		exj_append_oid(buf, s);
@@ -642,7 +642,7 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 			if (nulls[j])
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("%s: oid_columns must not contain NULL", funcname)));
+						 errmsg("oid_columns must not contain NULL")));
 			name = TextDatumGetCString(names[j]);
 			for (i = 0; i < desc->natts; i++)
 			{
@@ -656,8 +656,8 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 			if (!found)
 				ereport(ERROR,
 						(errcode(ERRCODE_UNDEFINED_COLUMN),
-						 errmsg("%s: oid_columns names \"%s\", which is not a column of the row",
-								funcname, name)));
+						 errmsg("oid_columns names \"%s\", which is not a column of the row",
+								name)));
 			for (i = 0; i < desc->natts; i++)
 			{
 				ExjTypeInfo *ti = rw->cols[i];
@@ -669,8 +669,8 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 				if (ti->kind != TK_TEXT && ti->kind != TK_NAME && ti->kind != TK_OTHER)
 					ereport(ERROR,
 							(errcode(ERRCODE_DATATYPE_MISMATCH),
-							 errmsg("%s: oid_columns names column \"%s\" of type %s, which cannot hold an ObjectId",
-									funcname, name,
+							 errmsg("oid_columns names column \"%s\" of type %s, which cannot hold an ObjectId",
+									name,
 									format_type_be(TupleDescAttr(desc, i)->atttypid)),
 							 errhint("An ObjectId comes from a text, varchar or name column holding 24 hexadecimal digits.")));
 			}
@@ -740,16 +740,18 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
 	MemoryContext cxt;
 	int			nestlevel;
+	ErrorContextCallback cb;
 
 	if (!OidIsValid(argtype) || !type_is_rowtype(argtype))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s: argument must be a row, not type %s", fn,
+				 errmsg("argument of %s must be a row, not type %s", fn,
 						OidIsValid(argtype) ? format_type_be(argtype) : "unknown"),
 				 errhint("Pass a table row (exwiw_ext_json(t) FROM t t), a ROW(...) value, or a json or jsonb value.")));
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 
+	exwiw_push_fn_context(&cb, fn);
 	th = PG_GETARG_HEAPTUPLEHEADER(0);
 	typid = HeapTupleHeaderGetTypeId(th);
 	typmod = HeapTupleHeaderGetTypMod(th);
@@ -774,6 +776,7 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 	nestlevel = exwiw_pin_output_settings();
 	exwiw_extjson_append_row(rw, &buf, values, nulls);
 	exwiw_restore_settings(nestlevel);
+	exwiw_pop_fn_context(&cb);
 	MemoryContextDelete(cxt);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }

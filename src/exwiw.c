@@ -75,6 +75,37 @@ exwiw_refuse_pushed_down(const char *funcname)
 }
 
 /*
+ * fn_context
+ *		Error context callback: the name of the SQL function.
+ */
+static void
+fn_context(void *arg)
+{
+	errcontext("%s", (const char *) arg);
+}
+
+/*
+ * exwiw_push_fn_context
+ *		Name funcname in the context of every error until
+ *		exwiw_pop_fn_context(cb); cb lives on the caller's stack.
+ */
+void
+exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname)
+{
+	cb->callback = fn_context;
+	cb->arg = (void *) funcname;
+	cb->previous = error_context_stack;
+	error_context_stack = cb;
+}
+
+void
+exwiw_pop_fn_context(ErrorContextCallback *cb)
+{
+	Assert(error_context_stack == cb);
+	error_context_stack = cb->previous;
+}
+
+/*
  * exwiw_require_arg
  *		Error out when argument argno is NULL.
  *

@@ -171,6 +171,8 @@ extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
 
 extern char *exwiw_extension_schema(void);
 extern void exwiw_refuse_pushed_down(const char *funcname);
+extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname);
+extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
 
 /* file_name.c */
