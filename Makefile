@@ -8,7 +8,7 @@ MODULE_big = exwiw
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 EXTENSION = exwiw
-DATA = exwiw--1.0.sql
+DATA = $(wildcard exwiw--*.sql)
 PGFILEDESC = "exwiw - export what I want"
 
 # One pg_regress file per feature, run in name order.

@@ -171,6 +171,12 @@ extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
 
 extern char *exwiw_extension_schema(void);
 extern void exwiw_refuse_pushed_down(const char *funcname);
+
+/*
+ * Was argument n passed?  A C function of 1.1 may be called through the SQL
+ * declaration of 1.0, with fewer arguments, until ALTER EXTENSION UPDATE.
+ */
+#define EXWIW_HAS_ARG(fcinfo, n) (PG_NARGS() > (n))
 extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname);
 extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;

@@ -174,11 +174,22 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 {
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
+	bool		allow_undecided = false;
 
 	exwiw_refuse_pushed_down(fn);
 	exwiw_require_arg(fcinfo, argoff + 1, fn, "ids");
 	exwiw_require_arg(fcinfo, argoff + 3, fn, "format");
-	exwiw_require_arg(fcinfo, argoff + 4, fn, "allow_undecided");
+
+	/*
+	 * The arguments after format came with 1.1: called through 1.0's
+	 * declaration (before ALTER EXTENSION exwiw UPDATE), they are absent and
+	 * take their defaults.
+	 */
+	if (EXWIW_HAS_ARG(fcinfo, argoff + 4))
+	{
+		exwiw_require_arg(fcinfo, argoff + 4, fn, "allow_undecided");
+		allow_undecided = PG_GETARG_BOOL(argoff + 4);
+	}
 
 	*format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(argoff + 3)), true);
 	if (PG_ARGISNULL(argoff + 2))
@@ -186,16 +197,17 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 	else
 		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(argoff + 2));
 	subset_config_check_masks(cfg);
-	if (!PG_GETARG_BOOL(argoff + 4))
+	if (!allow_undecided)
 		subset_config_check_decided(cfg);
 	plan = subset_plan_build(fn, cfg,
 							 PG_ARGISNULL(argoff + 0) ? NULL :
 							 text_to_cstring(PG_GETARG_TEXT_PP(argoff + 0)),
 							 PG_GETARG_ARRAYTYPE_P(argoff + 1),
-							 PG_ARGISNULL(ids_by_space_arg) ? NULL :
-							 PG_GETARG_JSONB_P(ids_by_space_arg));
+							 EXWIW_HAS_ARG(fcinfo, ids_by_space_arg) &&
+							 !PG_ARGISNULL(ids_by_space_arg) ?
+							 PG_GETARG_JSONB_P(ids_by_space_arg) : NULL);
 	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
-	if (!PG_ARGISNULL(argoff + 5))
+	if (EXWIW_HAS_ARG(fcinfo, argoff + 5) && !PG_ARGISNULL(argoff + 5))
 		subset_plan_keep_files(plan, PG_GETARG_ARRAYTYPE_P(argoff + 5));
 	*planp = plan;
 	return subset_run_prepare(fn, plan, cxt);

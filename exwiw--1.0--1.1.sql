@@ -1,0 +1,161 @@
+/* exwiw--1.0--1.1.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION exwiw UPDATE TO '1.1'" to load this file. \quit
+
+------------------------------------------------------------------------------
+-- 1.1: the subset engine in C.  The PL/pgSQL planner and its helpers go;
+-- exwiw_plan and exwiw_export take the Ruby client's options and return
+-- more; exwiw_explain, exwiw_fake, the server-side sinks and
+-- exwiw_copy_lines are new; exwiw_ext_json takes a record, as the
+-- server's row_to_json does.
+------------------------------------------------------------------------------
+
+DROP FUNCTION exwiw_plan(text, text[], jsonb);
+DROP FUNCTION exwiw_internal_plan(text, text[], jsonb);
+DROP FUNCTION exwiw_internal_check_config(jsonb);
+DROP FUNCTION exwiw_internal_config_keys(jsonb, text[], text, text);
+DROP FUNCTION exwiw_internal_config_type(jsonb, text, text, text);
+DROP FUNCTION exwiw_internal_config_error(text, text, text, text);
+DROP FUNCTION exwiw_config_from_catalog(name);
+DROP FUNCTION exwiw_internal_config_name(regclass);
+DROP FUNCTION exwiw_export(text, text[], jsonb, text);
+DROP FUNCTION exwiw_ext_json(anyelement, text[], boolean);
+
+CREATE FUNCTION exwiw_ext_json(
+	row_value record,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_ext_json_row'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_ext_json(record, text[], boolean) IS
+'One row as a Relaxed Extended JSON document: name/oid_columns -> ObjectId, timestamps -> Time, numeric -> Decimal128, bytea/uuid -> Binary';
+
+CREATE FUNCTION exwiw_config_from_catalog(schema name DEFAULT current_schema())
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'exwiw_config_from_catalog'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_config_from_catalog(name) IS
+'An exwiw subset-export config for every table of a schema (and the tables its foreign keys reference), from the catalog: keys, belongs_tos, columns, sensitive columns marked; edit it to add masks';
+
+CREATE FUNCTION exwiw_plan(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(step integer, seq integer, table_name text, output text,
+			  rule text, query text)
+AS 'MODULE_PATHNAME', 'exwiw_plan'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_plan(text, text[], jsonb, jsonb) IS
+'The subset export plan: the row sets computed once (exwiw_s/x/f_N), then one extraction query per file in processing order; a NULL config means exwiw_config_from_catalog()';
+
+CREATE FUNCTION exwiw_explain(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	actual boolean DEFAULT false,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(seq integer, table_name text, file_name text,
+			  estimated_rows double precision, indexes text[], plan text)
+AS 'MODULE_PATHNAME', 'exwiw_explain'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean, jsonb) IS
+'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked)';
+
+CREATE FUNCTION exwiw_export(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	format text DEFAULT 'insert',
+	allow_undecided boolean DEFAULT false,
+	files integer[] DEFAULT NULL,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(file_name text, chunk text)
+AS 'MODULE_PATHNAME', 'exwiw_export'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb) IS
+'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';
+
+CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_fake'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_fake(text, text, text) IS
+'A deterministic fake value for replace_with_fake_data: the SHA-256 of seed picks an entry of exwiw''s pools (type name, first_name, last_name, email, username, phone_number, address, city, company; locale ja for Japanese)';
+
+CREATE FUNCTION exwiw_dump_to_file(
+	path text,
+	query text,
+	table_name text,
+	rows_per_statement integer DEFAULT NULL,
+	format text DEFAULT 'insert',
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	OUT file_name text,
+	OUT rows bigint,
+	OUT bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
+'Write exwiw_dump''s output as a whole SQL file on the server (SET standard_conforming_strings = on; first), atomically; compress => ''gzip'' or ''zstd''';
+
+CREATE FUNCTION exwiw_dump_jsonl_to_file(
+	path text,
+	query text,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false,
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	OUT file_name text,
+	OUT rows bigint,
+	OUT bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'exwiw_dump_jsonl_to_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_jsonl_to_file(text, text, text[], boolean, text, boolean) IS
+'Write exwiw_dump_jsonl''s output as a .jsonl file on the server, atomically; compress => ''gzip'' or ''zstd''';
+
+CREATE FUNCTION exwiw_export_to_dir(
+	dir text,
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	format text DEFAULT 'insert',
+	allow_undecided boolean DEFAULT false,
+	files integer[] DEFAULT NULL,
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(file_name text, rows bigint, bytes bigint)
+AS 'MODULE_PATHNAME', 'exwiw_export_to_dir'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb) IS
+'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file';
+
+CREATE FUNCTION exwiw_remove_export(dir text)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'exwiw_remove_export'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_remove_export(text) IS
+'Remove the directory of an export written by exwiw_export_to_dir (only files named insert-* in it); returns the number of files removed';
+
+CREATE FUNCTION exwiw_copy_lines(query text, table_name text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_copy_lines'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_copy_lines(text, text) IS
+'A COPY-format dump as one file line per row, for \copy (SELECT exwiw_copy_lines(...)) TO ''file'' WITH (FORMAT csv, DELIMITER E''\x01'', QUOTE E''\x02'', NULL E''\x03'')';

@@ -1,0 +1,207 @@
+/* exwiw--1.1.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION exwiw" to load this file. \quit
+
+------------------------------------------------------------------------------
+-- exwiw_dump: one INSERT statement (or COPY block) for any query, streamed.
+------------------------------------------------------------------------------
+
+CREATE FUNCTION exwiw_dump(
+	query text,
+	table_name text,
+	rows_per_statement integer DEFAULT NULL,
+	format text DEFAULT 'insert',
+	chunk_bytes integer DEFAULT 262144)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_dump'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump(text, text, integer, text, integer) IS
+'Stream the rows of a read-only query as one INSERT statement (or a COPY block), in text chunks that end between rows';
+
+------------------------------------------------------------------------------
+-- Extended JSON: MongoDB Relaxed Extended JSON v2, byte for byte as Ruby's
+-- bson gem writes it (JSON.generate(v.as_extended_json(mode: :relaxed))).
+------------------------------------------------------------------------------
+
+CREATE FUNCTION exwiw_ext_json(doc jsonb)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_ext_json_jsonb'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_ext_json(jsonb) IS
+'One jsonb value as a compact Relaxed Extended JSON document; $-wrappers (canonical, relaxed, legacy) are normalized';
+
+CREATE FUNCTION exwiw_ext_json(doc json)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_ext_json_json'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_ext_json(json) IS
+'One json value as a compact Relaxed Extended JSON document, keeping key order and duplicate keys';
+
+CREATE FUNCTION exwiw_ext_json(
+	row_value record,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_ext_json_row'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_ext_json(record, text[], boolean) IS
+'One row as a Relaxed Extended JSON document: name/oid_columns -> ObjectId, timestamps -> Time, numeric -> Decimal128, bytea/uuid -> Binary';
+
+CREATE FUNCTION exwiw_dump_jsonl(
+	query text,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false,
+	chunk_bytes integer DEFAULT 262144)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_dump_jsonl'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_jsonl(text, text[], boolean, integer) IS
+'Stream the rows of a read-only query as JSON Lines of Relaxed Extended JSON (mongoimport input), in chunks of whole lines';
+
+------------------------------------------------------------------------------
+-- Subset export: every row that belongs to a target, closed under foreign
+-- keys, masked, one file per table, one snapshot.  The config checker, the
+-- foreign-key graph and the planner are C (subset_*.c); see the README for
+-- the config keys and the rules.
+------------------------------------------------------------------------------
+
+CREATE FUNCTION exwiw_config_from_catalog(schema name DEFAULT current_schema())
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'exwiw_config_from_catalog'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_config_from_catalog(name) IS
+'An exwiw subset-export config for every table of a schema (and the tables its foreign keys reference), from the catalog: keys, belongs_tos, columns, sensitive columns marked; edit it to add masks';
+
+CREATE FUNCTION exwiw_plan(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(step integer, seq integer, table_name text, output text,
+			  rule text, query text)
+AS 'MODULE_PATHNAME', 'exwiw_plan'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_plan(text, text[], jsonb, jsonb) IS
+'The subset export plan: the row sets computed once (exwiw_s/x/f_N), then one extraction query per file in processing order; a NULL config means exwiw_config_from_catalog()';
+
+CREATE FUNCTION exwiw_explain(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	actual boolean DEFAULT false,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(seq integer, table_name text, file_name text,
+			  estimated_rows double precision, indexes text[], plan text)
+AS 'MODULE_PATHNAME', 'exwiw_explain'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean, jsonb) IS
+'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked)';
+
+CREATE FUNCTION exwiw_export(
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	format text DEFAULT 'insert',
+	allow_undecided boolean DEFAULT false,
+	files integer[] DEFAULT NULL,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(file_name text, chunk text)
+AS 'MODULE_PATHNAME', 'exwiw_export'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb) IS
+'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';
+
+CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_fake'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_fake(text, text, text) IS
+'A deterministic fake value for replace_with_fake_data: the SHA-256 of seed picks an entry of exwiw''s pools (type name, first_name, last_name, email, username, phone_number, address, city, company; locale ja for Japanese)';
+
+------------------------------------------------------------------------------
+-- Server-side file sinks (sink.c, file_sink.c, compress.c): the same bytes
+-- as exwiw_dump, exwiw_dump_jsonl and exwiw_export, written into files on
+-- the database server, atomically, optionally compressed.  Only superusers
+-- and members of pg_write_server_files may call them (checked in C, as for
+-- COPY ... TO 'file').  See doc/sinks.md.
+------------------------------------------------------------------------------
+
+CREATE FUNCTION exwiw_dump_to_file(
+	path text,
+	query text,
+	table_name text,
+	rows_per_statement integer DEFAULT NULL,
+	format text DEFAULT 'insert',
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	OUT file_name text,
+	OUT rows bigint,
+	OUT bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
+'Write exwiw_dump''s output as a whole SQL file on the server (SET standard_conforming_strings = on; first), atomically; compress => ''gzip'' or ''zstd''';
+
+CREATE FUNCTION exwiw_dump_jsonl_to_file(
+	path text,
+	query text,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false,
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	OUT file_name text,
+	OUT rows bigint,
+	OUT bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'exwiw_dump_jsonl_to_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_jsonl_to_file(text, text, text[], boolean, text, boolean) IS
+'Write exwiw_dump_jsonl''s output as a .jsonl file on the server, atomically; compress => ''gzip'' or ''zstd''';
+
+CREATE FUNCTION exwiw_export_to_dir(
+	dir text,
+	target_table text,
+	ids text[],
+	config jsonb DEFAULT NULL,
+	format text DEFAULT 'insert',
+	allow_undecided boolean DEFAULT false,
+	files integer[] DEFAULT NULL,
+	compress text DEFAULT 'none',
+	overwrite boolean DEFAULT false,
+	ids_by_space jsonb DEFAULT NULL)
+RETURNS TABLE(file_name text, rows bigint, bytes bigint)
+AS 'MODULE_PATHNAME', 'exwiw_export_to_dir'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb) IS
+'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file';
+
+CREATE FUNCTION exwiw_remove_export(dir text)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'exwiw_remove_export'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_remove_export(text) IS
+'Remove the directory of an export written by exwiw_export_to_dir (only files named insert-* in it); returns the number of files removed';
+
+CREATE FUNCTION exwiw_copy_lines(query text, table_name text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_copy_lines'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_copy_lines(text, text) IS
+'A COPY-format dump as one file line per row, for \copy (SELECT exwiw_copy_lines(...)) TO ''file'' WITH (FORMAT csv, DELIMITER E''\x01'', QUOTE E''\x02'', NULL E''\x03'')';
