@@ -27,3 +27,9 @@ $(OBJS): $(wildcard src/*.h)
 # The file sinks compress with the zlib the server links, and with libzstd
 # when the server was built with it (pg_config.h: USE_ZSTD).
 SHLIB_LINK += $(filter -lz -lzstd, $(LIBS))
+
+# PostgreSQL's pgindent over our C code (test/pgindent: the tool is built
+# from Debian's postgresql-18 source package and cached); CI checks it.
+.PHONY: pgindent
+pgindent:
+	test/pgindent

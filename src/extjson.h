@@ -120,10 +120,10 @@ extern void exj_build_key(ExjBuilder *b, const char *key, int len);
 extern void exj_build_scalar(ExjBuilder *b, ExjKind kind, const char *s,
 							 int len);
 extern void exj_tree_free(ExjNode *node);
-extern bool exj_parse_json_text(const char *text, int len, ExjNode **root,
+extern bool exj_parse_json_text(const char *json, int len, ExjNode **root,
 								ExjError *err);
 extern bool exj_emit(StringInfo buf, ExjNode *node, const char *root_path,
 					 ExjError *err);
-extern bool exj_emit_plain_json_text(StringInfo buf, const char *text, int len);
+extern bool exj_emit_plain_json_text(StringInfo buf, const char *json, int len);
 
 #endif							/* EXTJSON_H */

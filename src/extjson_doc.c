@@ -370,7 +370,7 @@ append_path(StringInfo s, const char *root, const PathSeg *path)
  *		simple escapes (\" \\ \/ \b \f \n \r \t), which are undone.
  */
 static void
-text_path(const char *text, int upto, StringInfo out)
+text_path(const char *json, int upto, StringInfo out)
 {
 	typedef struct Level
 	{
@@ -389,7 +389,7 @@ text_path(const char *text, int upto, StringInfo out)
 
 	while (i < upto)
 	{
-		char		c = text[i];
+		char		c = json[i];
 
 		if (c == '{' || c == '[')
 		{
@@ -430,13 +430,13 @@ text_path(const char *text, int upto, StringInfo out)
 
 			if (is_key)
 				resetStringInfo(&st[depth - 1].key);
-			for (i++; i < upto && text[i] != '"'; i++)
+			for (i++; i < upto && json[i] != '"'; i++)
 			{
-				char		k = text[i];
+				char		k = json[i];
 
 				if (k == '\\' && i + 1 < upto)
 				{
-					k = text[++i];
+					k = json[++i];
 					switch (k)
 					{
 						case 'b':
@@ -505,7 +505,7 @@ text_path(const char *text, int upto, StringInfo out)
  *		the parser can de-escape (e.g. "\u0000").
  */
 bool
-exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
+exj_parse_json_text(const char *json, int len, ExjNode **root, ExjError *err)
 {
 	JsonLexContext lexspace;
 	JsonLexContext *lex;
@@ -523,7 +523,7 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 	sem.object_field_start = sem_field_start;
 	sem.scalar = sem_scalar;
 
-	lex = exwiw_json_lex_make(&lexspace, text, len, true);
+	lex = exwiw_json_lex_make(&lexspace, json, len, true);
 	res = pg_parse_json(lex, &sem);
 	if (res != JSON_SUCCESS)
 	{
@@ -553,7 +553,7 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
 		if (err->path.data == NULL)
 			initStringInfo(&err->path);
 		resetStringInfo(&err->path);
-		text_path(text, (int) Min(Max(lex->token_start - text, 0), len), &err->path);
+		text_path(json, (int) Min(Max(lex->token_start - json, 0), len), &err->path);
 		if (b.pending_key)
 			pfree((char *) b.pending_key);
 		exj_tree_free(b.root);
@@ -575,9 +575,8 @@ exj_parse_json_text(const char *text, int len, ExjNode **root, ExjError *err)
  * fail
  *		Record an error at path: the message and "$.a.b[2]".
  */
-static bool
-fail(EmitState *st, const PathSeg *path, ExjErrorKind kind,
-	 const char *fmt,...) pg_attribute_printf(4, 5);
+static bool fail(EmitState *st, const PathSeg *path, ExjErrorKind kind,
+				 const char *fmt,...) pg_attribute_printf(4, 5);
 
 static bool
 fail(EmitState *st, const PathSeg *path, ExjErrorKind kind,
@@ -1482,7 +1481,7 @@ plain_scalar(void *state, char *token, JsonTokenType tokentype)
  * which reports it with its path.
  */
 bool
-exj_emit_plain_json_text(StringInfo buf, const char *text, int len)
+exj_emit_plain_json_text(StringInfo buf, const char *json, int len)
 {
 	JsonLexContext lexspace;
 	JsonLexContext *lex;
@@ -1492,11 +1491,11 @@ exj_emit_plain_json_text(StringInfo buf, const char *text, int len)
 	JsonParseErrorType res;
 	int			i;
 
-	if (memchr(text, '$', len) != NULL)
+	if (memchr(json, '$', len) != NULL)
 		return false;
 	for (i = 0; i + 5 < len; i++)
-		if (text[i] == '\\' && text[i + 1] == 'u' && text[i + 2] == '0' &&
-			text[i + 3] == '0' && text[i + 4] == '2' && text[i + 5] == '4')
+		if (json[i] == '\\' && json[i + 1] == 'u' && json[i + 2] == '0' &&
+			json[i + 3] == '0' && json[i + 4] == '2' && json[i + 5] == '4')
 			return false;
 
 	memset(&ps, 0, sizeof(ps));
@@ -1511,7 +1510,7 @@ exj_emit_plain_json_text(StringInfo buf, const char *text, int len)
 	sem.array_element_start = plain_element_start;
 	sem.scalar = plain_scalar;
 
-	lex = exwiw_json_lex_make(&lexspace, text, len, true);
+	lex = exwiw_json_lex_make(&lexspace, json, len, true);
 	res = pg_parse_json(lex, &sem);
 	exwiw_json_lex_free(lex);
 	if (ps.first)

@@ -138,7 +138,7 @@ shorten_at_boundary(double d, char *digits, int ndig, int *decpt)
 	for (k = ndig - 1; k >= 1; k--)
 	{
 		char		cand[40];
-		char		text[64];
+		char		digits_text[64];
 		int			cdecpt = len;
 		bool		up;
 		int			i;
@@ -171,8 +171,8 @@ shorten_at_boundary(double d, char *digits, int ndig, int *decpt)
 				cdecpt++;
 			}
 		}
-		snprintf(text, sizeof(text), "0.%.*se%d", k, cand, cdecpt);
-		if (strtod(text, NULL) != fabs(d))
+		snprintf(digits_text, sizeof(digits_text), "0.%.*se%d", k, cand, cdecpt);
+		if (strtod(digits_text, NULL) != fabs(d))
 			break;
 		memcpy(digits, cand, k);
 		ndig = k;

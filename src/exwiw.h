@@ -137,7 +137,7 @@ typedef struct ExwiwSqlWriterOptions
 	ExwiwSqlFormat format;
 	int64		rows_per_statement; /* 0: one statement */
 	bool		overriding_system_value;
-	bool		no_column_list;	/* INSERT INTO t VALUES, COPY t FROM stdin */
+	bool		no_column_list; /* INSERT INTO t VALUES, COPY t FROM stdin */
 	const char *prologue;
 	const char *epilogue;
 } ExwiwSqlWriterOptions;

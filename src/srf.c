@@ -79,4 +79,3 @@ exwiw_check_srf_context(FunctionCallInfo fcinfo, const char *funcname)
 				 errmsg("set-valued function %s called in context that cannot accept a set",
 						funcname)));
 }
-

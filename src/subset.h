@@ -41,9 +41,9 @@
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
-/* Default rows per INSERT statement, as the Ruby client. */
+/* Defaults of bulk_insert_chunk_size and batch_scope.size, as the client. */
 #define SUBSET_DEFAULT_CHUNK	10000
-#define SUBSET_DEFAULT_BATCH	1000	/* batch_scope.size, as the Ruby client */
+#define SUBSET_DEFAULT_BATCH	1000
 
 /* One column of a table's config: exported as is, or masked. */
 typedef struct SubsetColumn
@@ -156,11 +156,12 @@ typedef struct SubsetSet
 	bool		fragment;		/* query holds a user fragment */
 	List	   *deps;			/* indexes of the sets it reads */
 	bool		needed;			/* a file to be written reads it */
+
 	/*
 	 * batch_scope: the query runs once per slice of batch_size rows of set
 	 * batch_source, each time after the sets of batch_chain (nearest the
-	 * source first) are computed again from that slice alone; the results
-	 * are appended with the batch's number as a last column, exwiw_batch.
+	 * source first) are computed again from that slice alone; the results are
+	 * appended with the batch's number as a last column, exwiw_batch.
 	 * batch_source is -1 for a set computed at once.
 	 */
 	int			batch_source;

@@ -416,6 +416,7 @@ constant_default(Relation rel, Form_pg_attribute att)
 
 		getTypeOutputInfo(c->consttype, &out, &varlena);
 		text = OidOutputFunctionCall(out, c->constvalue);
+
 		if (c->consttype == BOOLOID)
 			appendStringInfoString(&s, strcmp(text, "t") == 0 ? "true" : "false");
 		else if (c->consttype == INT2OID || c->consttype == INT4OID ||
@@ -580,8 +581,8 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		appendStringInfoString(buf, "{\"name\": ");
 		append_json_string(buf, NameStr(att->attname));
 		if (!iskey && subset_column_looks_sensitive(RelationGetRelationName(rel),
-													 NameStr(att->attname),
-													 att->atttypid))
+													NameStr(att->attname),
+													att->atttypid))
 		{
 			char	   *mask = default_mask(rel, att, npk == 1 ? pk[0] : NULL);
 

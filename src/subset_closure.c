@@ -139,6 +139,7 @@ build_x(Planner *pl, int ti)
 		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
 			!pl->may[e->child])
 			continue;
+
 		/*
 		 * Through its seed edges a child's seed rows reference rows of ours
 		 * that we have anyway: only its added rows count.
@@ -153,8 +154,10 @@ build_x(Planner *pl, int ti)
 		if (src < 0)
 			continue;
 		foreach(lc, groups)
+		{
 			if (planner_cols_equal(((ClosureGroup *) lfirst(lc))->ref, &e->ref))
 				g = lfirst(lc);
+		}
 		if (g == NULL)
 		{
 			g = palloc0(sizeof(ClosureGroup));
@@ -203,7 +206,11 @@ build_x(Planner *pl, int ti)
 										g->subcols);
 				}
 			}
-			/* the keys come out with the types of the key, or of the foreign keys */
+
+			/*
+			 * the keys come out with the types of the key, or of the foreign
+			 * keys
+			 */
 			subset_append_match(&cond, alias, &t->pk, keys.data,
 								list_length(groups) == 1 &&
 								planner_cols_equal(((ClosureGroup *) linitial(groups))->ref, &t->pk) ?
@@ -225,7 +232,7 @@ build_x(Planner *pl, int ti)
 		subset_append_cols(&q, alias, &pl->fcols[ti]);
 		appendStringInfo(&q, " FROM %s WHERE %s", relsql, cond.data);
 		pl->xset[ti] = planner_add_set(pl, "x", ti, q.data, false, xdeps,
-							   "closure: rows that exported rows reference");
+									   "closure: rows that exported rows reference");
 		pl->xcond[ti] = cond.data;
 		pl->xdeps[ti] = xdeps;
 	}
@@ -357,10 +364,10 @@ planner_build_rows(Planner *pl, int ti)
 				appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
 		}
 		pl->fset[ti] = planner_add_set(pl, "f", ti, q.data, pl->pred_frag[ti],
-							   list_copy(pl->pred_deps[ti]),
-							   pl->selfref[ti] ?
-							   "all rows, with their ancestors (self-reference)" :
-							   "all rows");
+									   list_copy(pl->pred_deps[ti]),
+									   pl->selfref[ti] ?
+									   "all rows, with their ancestors (self-reference)" :
+									   "all rows");
 	}
 	pl->rows_state[ti] = 2;
 }

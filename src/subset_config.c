@@ -1119,7 +1119,11 @@ parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv,
 
 			if (ig != NULL && ig->type != jbvNull && ig->type != jbvBool)
 				type_error(p, psprintf("belongs_tos[%d].ignore", i), "a boolean or null", ig);
-			/* an ignored belongs_to is not a relation at all, as in the client */
+
+			/*
+			 * an ignored belongs_to is not a relation at all, as in the
+			 * client
+			 */
 			if (ig != NULL && ig->type == jbvBool && ig->val.boolean)
 				continue;
 		}

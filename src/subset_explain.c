@@ -132,6 +132,7 @@ exwiw_explain(PG_FUNCTION_ARGS)
 		if (q.pin_search_path)
 			nest = exwiw_pin_search_path();
 		text = explain_file(&q, analyze, &rows, &indexes);
+
 		if (nest >= 0)
 			exwiw_restore_settings(nest);
 		values[0] = Int32GetDatum(f->seq);

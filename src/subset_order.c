@@ -74,8 +74,10 @@ has_done_parent(OrderState *st, int t)
 	ListCell   *lc;
 
 	foreach(lc, st->parents[t])
+	{
 		if (st->done[st->cfg->edges[lfirst_int(lc)].parent])
 			return true;
+	}
 	return false;
 }
 

@@ -134,7 +134,7 @@ planner_alias(SubsetTable *t)
  */
 int
 planner_add_set(Planner *pl, const char *prefix, int table, char *query, bool frag,
-		List *deps, const char *rule)
+				List *deps, const char *rule)
 {
 	SubsetSet  *s = palloc0(sizeof(SubsetSet));
 
@@ -235,7 +235,11 @@ plan_files(Planner *pl)
 		const char *from = relsql;	/* the table, or it joined to its keys */
 
 		CHECK_FOR_INTERRUPTS();
-		/* an ignored table keeps its number, as in the client, but has no file */
+
+		/*
+		 * an ignored table keeps its number, as in the client, but has no
+		 * file
+		 */
 		if (t->ignore)
 			continue;
 		f = &plan->files[plan->nfiles++];
@@ -329,11 +333,11 @@ plan_files(Planner *pl)
 		{
 			/*
 			 * Joined to the set of its keys, which holds each key once: a
-			 * join, unlike IN, lets the planner size the set by its rows
-			 * (it knows no number of distinct values of a set), so a large
-			 * set is hashed or merged rather than probed key by key.  The
-			 * set's columns get names of ours, so that unqualified names
-			 * in raw_sql stay unambiguous.
+			 * join, unlike IN, lets the planner size the set by its rows (it
+			 * knows no number of distinct values of a set), so a large set is
+			 * hashed or merged rather than probed key by key.  The set's
+			 * columns get names of ours, so that unqualified names in raw_sql
+			 * stay unambiguous.
 			 */
 			SubsetSet  *fs = planner_set(pl, pl->fset[ti]);
 			StringInfoData j;

@@ -77,7 +77,8 @@ typedef struct Planner
 	List	  **pred_deps;
 	List	   *sets;			/* SubsetSet * */
 	int		   *building;		/* seed set recursion guard */
-	int		   *rows_state;		/* predicate and exwiw_f: 0, 1 building, 2 built */
+	int		   *rows_state;		/* predicate and exwiw_f: 0, 1 building, 2
+								 * built */
 	int		   *x_state;		/* exwiw_x: the same */
 	char	  **xcond;			/* condition of the rows closure adds */
 	List	  **xdeps;			/* sets it reads */

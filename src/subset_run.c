@@ -125,6 +125,7 @@ lock_table(SubsetTable *t)
 	else
 		rels = list_make1_oid(t->relid);
 	foreach(lc, rels)
+	{
 		if (table_changed_after_snapshot(lfirst_oid(lc)))
 			ereport(ERROR,
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
@@ -132,6 +133,7 @@ lock_table(SubsetTable *t)
 							get_rel_name(lfirst_oid(lc))),
 					 errdetail("A concurrent transaction truncated, rewrote or altered it; reading it now could miss rows."),
 					 errhint("Run the export again.")));
+	}
 }
 
 /*

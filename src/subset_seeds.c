@@ -1277,9 +1277,10 @@ planner_ids_query(Planner *pl)
 					 ids_subquery(pl->ids_lits[plan->target], tt->pk.n));
 	for (k = 0; k < tt->pk.n; k++)
 		appendStringInfo(&q, "%sc%d", k ? ", " : "", k + 1);
+
 	/*
-	 * An anti-join with the target's rows among the ids (not a correlated
-	 * NOT EXISTS, which Citus cannot plan next to a function in FROM).
+	 * An anti-join with the target's rows among the ids (not a correlated NOT
+	 * EXISTS, which Citus cannot plan next to a function in FROM).
 	 */
 	appendStringInfoString(&q, ") LEFT JOIN (SELECT ");
 	for (k = 0; k < tt->pk.n; k++)

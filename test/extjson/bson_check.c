@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void print_doc(long line, const char *prefix, const bson_t *doc);
+static void print_doc(long line, const char *prefix, const bson_t * doc);
 
 /*
  * print_hex
@@ -41,7 +41,7 @@ print_hex(const uint8_t *p, size_t len)
  *		One element at iter, under the key path "path".
  */
 static void
-print_value(long line, const char *path, bson_iter_t *iter)
+print_value(long line, const char *path, bson_iter_t * iter)
 {
 	switch (bson_iter_type(iter))
 	{
@@ -135,7 +135,7 @@ print_value(long line, const char *path, bson_iter_t *iter)
  *		Every element of doc, keys prefixed by "prefix.".
  */
 static void
-print_doc(long line, const char *prefix, const bson_t *doc)
+print_doc(long line, const char *prefix, const bson_t * doc)
 {
 	bson_iter_t iter;
 

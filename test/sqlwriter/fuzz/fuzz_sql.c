@@ -38,7 +38,7 @@ typedef struct Value
 	bool		isnull;
 	char	   *s;
 	int			len;
-} Value;
+}			Value;
 
 /* What the input describes. */
 typedef struct Dump
@@ -51,7 +51,7 @@ typedef struct Dump
 	char	   *cols[MAXCOLS];
 	int			nrows;
 	Value		vals[MAXROWS][MAXCOLS];
-} Dump;
+}			Dump;
 
 static void
 fail(const char *what, const char *file, int pos)
@@ -90,7 +90,7 @@ next_field(const uint8_t **p, const uint8_t *end, int *len, bool *null)
  *		The dump the input describes; false when it is too short.
  */
 static bool
-parse_input(const uint8_t *data, size_t size, Dump *d)
+parse_input(const uint8_t *data, size_t size, Dump * d)
 {
 	const uint8_t *p = data + 4;
 	const uint8_t *end = data + size;
@@ -141,7 +141,7 @@ parse_input(const uint8_t *data, size_t size, Dump *d)
  *		chunk boundaries on the way.
  */
 static char *
-write_dump(const Dump *d, int *filelen)
+write_dump(const Dump * d, int *filelen)
 {
 	StringInfoData header;
 	StringInfoData chunk;
@@ -192,7 +192,7 @@ write_dump(const Dump *d, int *filelen)
 		exwiw_sql_frame_row_start(&f, &chunk, r);
 		for (i = 0; i < d->ncols; i++)
 		{
-			const Value *v = &d->vals[r][i];
+			const		Value *v = &d->vals[r][i];
 
 			if (i > 0)
 				exwiw_sql_frame_separator(&f, &chunk);
@@ -224,10 +224,10 @@ typedef struct Reader
 	const char *s;
 	int			pos;
 	int			len;
-} Reader;
+}			Reader;
 
 static void
-expect(Reader *rd, const char *lit)
+expect(Reader * rd, const char *lit)
 {
 	int			n = strlen(lit);
 
@@ -238,7 +238,7 @@ expect(Reader *rd, const char *lit)
 
 /* An identifier: bare [a-z_][a-z0-9_$]* or "..." with "" doubled. */
 static char *
-read_ident(Reader *rd)
+read_ident(Reader * rd)
 {
 	StringInfoData b;
 
@@ -281,7 +281,7 @@ read_ident(Reader *rd)
 }
 
 static void
-check_header(Reader *rd, const Dump *d)
+check_header(Reader * rd, const Dump * d)
 {
 	int			i;
 	char	   *name;
@@ -306,7 +306,7 @@ check_header(Reader *rd, const Dump *d)
 
 /* An INSERT value: NULL, or '...' with '' doubled and nothing escaped. */
 static void
-read_insert_value(Reader *rd, const Value *want)
+read_insert_value(Reader * rd, const Value * want)
 {
 	StringInfoData b;
 
@@ -343,7 +343,7 @@ read_insert_value(Reader *rd, const Value *want)
 
 /* A COPY field: \N, or text with \\ \t \n \r escaped, up to TAB or LF. */
 static void
-read_copy_value(Reader *rd, const Value *want)
+read_copy_value(Reader * rd, const Value * want)
 {
 	StringInfoData b;
 
@@ -396,7 +396,7 @@ read_copy_value(Reader *rd, const Value *want)
  *		Read the file back and compare it with the dump.
  */
 static void
-check_file(const char *file, int len, const Dump *d)
+check_file(const char *file, int len, const Dump * d)
 {
 	Reader		rd = {file, 0, len};
 	int			r,
