@@ -1,5 +1,5 @@
 --
--- dump_format: the exact bytes of ../shared/spec/sql-dump-format.md
+-- dump_format: the exact bytes of doc/sql-dump-format.md
 --
 -- Every output is compared byte for byte.  string_agg(chunk, E'\n') over the
 -- chunks is the statement; we also show the chunks themselves with
