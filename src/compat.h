@@ -117,4 +117,19 @@ exwiw_json_lex_free(JsonLexContext *lex)
 #define exwiw_primary_key_index(rel) RelationGetPrimaryKeyIndex(rel)
 #endif
 
+/* ---------------------------------------------------------------------
+ * base64 (common/base64.h)
+ *
+ * PostgreSQL 18 takes the bytes to encode as uint8 (before: char).
+ * ---------------------------------------------------------------------
+ */
+#include "common/base64.h"
+#if PG_VERSION_NUM >= 180000
+#define exwiw_b64_encode(src, len, dst, dstlen) \
+	pg_b64_encode((const uint8 *) (src), (len), (dst), (dstlen))
+#else
+#define exwiw_b64_encode(src, len, dst, dstlen) \
+	pg_b64_encode((const char *) (src), (len), (dst), (dstlen))
+#endif
+
 #endif							/* EXWIW_COMPAT_H */

@@ -43,19 +43,6 @@ typedef struct ExjError
 	StringInfoData path;		/* where: "$.a.b[2]"; data NULL if unset */
 } ExjError;
 
-/*
- * exj_putc
- *		appendStringInfoChar() without the function call, for the hot paths.
- */
-static inline void
-exj_putc(StringInfo buf, char c)
-{
-	if (buf->len + 1 >= buf->maxlen)
-		enlargeStringInfo(buf, 1);
-	buf->data[buf->len++] = c;
-	buf->data[buf->len] = '\0';
-}
-
 /* extjson_format.c */
 extern void exj_error_set(ExjError *err, ExjErrorKind kind,
 						  const char *fmt,...) pg_attribute_printf(3, 4);

@@ -346,14 +346,14 @@ append_path(StringInfo s, const char *root, const PathSeg *path)
 			}
 			if (plain)
 			{
-				exj_putc(s, '.');
+				appendStringInfoCharMacro(s, '.');
 				appendBinaryStringInfo(s, p->key, p->keylen);
 			}
 			else
 			{
-				exj_putc(s, '[');
+				appendStringInfoCharMacro(s, '[');
 				exj_append_string(s, p->key, p->keylen);
-				exj_putc(s, ']');
+				appendStringInfoCharMacro(s, ']');
 			}
 		}
 	}
@@ -667,29 +667,28 @@ is_integer_text(ExjNode *node)
 
 /*
  * parse_int64
- *		Read an optionally signed decimal integer of exactly len bytes.
+ *		Read an optionally signed decimal integer of exactly len bytes
+ *		within int64 (strtoi64, after checking that there is nothing else:
+ *		no space, no other character).
  */
 static bool
 parse_int64(const char *s, int len, int64 *out)
 {
-	StringInfoData tmp;
-	ExjError	err;
+	char	   *copy;
+	char	   *end;
+	int			i = (len > 0 && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
 	bool		ok;
 
-	/* reuse the range-checking formatter, then read back its canonical text */
-	initStringInfo(&tmp);
-	memset(&err, 0, sizeof(err));
-	ok = exj_append_int_text(&tmp, s, len, &err);
-	if (ok)
-	{
-		int64		v = 0;
-		int			i = tmp.data[0] == '-' ? 1 : 0;
-
-		for (; i < tmp.len; i++)
-			v = v * 10 - (tmp.data[i] - '0');	/* negative: covers INT64_MIN */
-		*out = tmp.data[0] == '-' ? v : -v;
-	}
-	pfree(tmp.data);
+	if (i >= len)
+		return false;
+	for (; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	copy = pnstrdup(s, len);
+	errno = 0;
+	*out = strtoi64(copy, &end, 10);
+	ok = (errno == 0 && *end == '\0');
+	pfree(copy);
 	return ok;
 }
 
@@ -901,7 +900,7 @@ emit_plain(EmitState *st, ExjNode *node, const PathSeg *path, bool first,
 	int			i;
 
 	if (!skip_ref_id)
-		exj_putc(st->buf, '{');
+		appendStringInfoCharMacro(st->buf, '{');
 	for (i = 0; i < node->len; i++)
 	{
 		PathSeg		seg = {path, node->keys[i], node->keylens[i], 0};
@@ -910,14 +909,14 @@ emit_plain(EmitState *st, ExjNode *node, const PathSeg *path, bool first,
 							key_is(node->keys[i], node->keylens[i], "$id")))
 			continue;
 		if (!first)
-			exj_putc(st->buf, ',');
+			appendStringInfoCharMacro(st->buf, ',');
 		first = false;
 		exj_append_string(st->buf, node->keys[i], node->keylens[i]);
-		exj_putc(st->buf, ':');
+		appendStringInfoCharMacro(st->buf, ':');
 		if (!emit_node(st, node->items[i], &seg))
 			return false;
 	}
-	exj_putc(st->buf, '}');
+	appendStringInfoCharMacro(st->buf, '}');
 	return true;
 }
 
@@ -1035,11 +1034,11 @@ emit_single(EmitState *st, ExjNode *node, const PathSeg *path)
 	{
 		if (v->kind != EXJ_STRING)
 			return fail(st, path, EXJ_ERR_SYNTAX, "%.*s must be a string", klen, key);
-		exj_putc(buf, '{');
+		appendStringInfoCharMacro(buf, '{');
 		exj_append_string(buf, key, klen);
-		exj_putc(buf, ':');
+		appendStringInfoCharMacro(buf, ':');
 		exj_append_string(buf, v->str, v->len);
-		exj_putc(buf, '}');
+		appendStringInfoCharMacro(buf, '}');
 		return true;
 	}
 	if (key_is(key, klen, "$timestamp"))
@@ -1161,7 +1160,7 @@ emit_pair(EmitState *st, ExjNode *node, const PathSeg *path, bool *handled)
 		appendStringInfoString(buf, ",\"$scope\":");
 		if (!emit_plain(st, scope, &seg, true, false))
 			return false;
-		exj_putc(buf, '}');
+		appendStringInfoCharMacro(buf, '}');
 		return true;
 	}
 	if (key_is(first, firstlen, "$binary"))
@@ -1194,7 +1193,7 @@ emit_pair(EmitState *st, ExjNode *node, const PathSeg *path, bool *handled)
 			appendStringInfoString(buf, ",\"$options\":");
 			if (!emit_node(st, opt, &oseg))
 				return false;
-			exj_putc(buf, '}');
+			appendStringInfoCharMacro(buf, '}');
 			return true;
 		}
 		if (re->kind != EXJ_STRING || opt->kind != EXJ_STRING)
@@ -1289,17 +1288,17 @@ emit_node(EmitState *st, ExjNode *node, const PathSeg *path)
 #ifndef FRONTEND
 			check_stack_depth();
 #endif
-			exj_putc(st->buf, '[');
+			appendStringInfoCharMacro(st->buf, '[');
 			for (i = 0; i < node->len; i++)
 			{
 				PathSeg		seg = {path, NULL, 0, i};
 
 				if (i > 0)
-					exj_putc(st->buf, ',');
+					appendStringInfoCharMacro(st->buf, ',');
 				if (!emit_node(st, node->items[i], &seg))
 					return false;
 			}
-			exj_putc(st->buf, ']');
+			appendStringInfoCharMacro(st->buf, ']');
 			return true;
 		case EXJ_OBJECT:
 #ifndef FRONTEND
@@ -1352,7 +1351,7 @@ plain_open(PlainState *ps, char c)
 			palloc(ps->cap * sizeof(bool));
 	}
 	ps->first[ps->depth++] = true;
-	exj_putc(ps->buf, c);
+	appendStringInfoCharMacro(ps->buf, c);
 }
 
 /*
@@ -1383,7 +1382,7 @@ plain_object_end(void *state)
 	PlainState *ps = (PlainState *) state;
 
 	ps->depth--;
-	exj_putc(ps->buf, '}');
+	appendStringInfoCharMacro(ps->buf, '}');
 	return EXWIW_JSON_ACTION_DONE;
 }
 
@@ -1394,7 +1393,7 @@ plain_array_end(void *state)
 	PlainState *ps = (PlainState *) state;
 
 	ps->depth--;
-	exj_putc(ps->buf, ']');
+	appendStringInfoCharMacro(ps->buf, ']');
 	return EXWIW_JSON_ACTION_DONE;
 }
 
@@ -1405,7 +1404,7 @@ plain_separator(PlainState *ps)
 	if (ps->first[ps->depth - 1])
 		ps->first[ps->depth - 1] = false;
 	else
-		exj_putc(ps->buf, ',');
+		appendStringInfoCharMacro(ps->buf, ',');
 }
 
 /* plain_field_start: the separator, then the key and ":" */
@@ -1416,7 +1415,7 @@ plain_field_start(void *state, char *fname, bool isnull)
 
 	plain_separator(ps);
 	exj_append_string(ps->buf, fname, strlen(fname));
-	exj_putc(ps->buf, ':');
+	appendStringInfoCharMacro(ps->buf, ':');
 	pfree(fname);
 	return EXWIW_JSON_ACTION_DONE;
 }

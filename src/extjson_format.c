@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "common/shortest_dec.h"
+#include "compat.h"
 #include "extjson.h"
 
 /* Decimal128 limits (IEEE 754-2008 decimal128, as the bson gem has them). */
@@ -59,7 +60,7 @@ exj_append_string(StringInfo buf, const char *s, int len)
 	int			start = 0;
 	int			i;
 
-	exj_putc(buf, '"');
+	appendStringInfoCharMacro(buf, '"');
 	for (i = 0; i < len; i++)
 	{
 		unsigned char c = (unsigned char) s[i];
@@ -108,7 +109,7 @@ exj_append_string(StringInfo buf, const char *s, int len)
 	}
 	if (len > start)
 		appendBinaryStringInfo(buf, s + start, len - start);
-	exj_putc(buf, '"');
+	appendStringInfoCharMacro(buf, '"');
 }
 
 /*
@@ -370,31 +371,10 @@ exj_append_int_text(StringInfo buf, const char *s, int len, ExjError *err)
 		v /= 10;
 	} while (v > 0);
 	if (neg)
-		exj_putc(buf, '-');
+		appendStringInfoCharMacro(buf, '-');
 	while (n > 0)
-		exj_putc(buf, tmp[--n]);
+		appendStringInfoCharMacro(buf, tmp[--n]);
 	return true;
-}
-
-/*
- * ci_equal
- *		Case-insensitive comparison of s[0..len) with the ASCII word w.
- */
-static bool
-ci_equal(const char *s, int len, const char *w)
-{
-	int			i;
-
-	for (i = 0; i < len && w[i]; i++)
-	{
-		char		c = s[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c += 'a' - 'A';
-		if (c != w[i])
-			return false;
-	}
-	return i == len && w[i] == '\0';
 }
 
 /*
@@ -434,12 +414,12 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 			sign = *q++;
 			n--;
 		}
-		if (sign != '+' && (ci_equal(q, n, "nan") || ci_equal(q, n, "snan")))
+		if (sign != '+' && ((n == 3 && pg_strncasecmp(q, "nan", 3) == 0) || (n == 4 && pg_strncasecmp(q, "snan", 4) == 0)))
 		{
 			appendStringInfoString(buf, "{\"$numberDecimal\":\"NaN\"}");
 			return true;
 		}
-		if (ci_equal(q, n, "inf") || ci_equal(q, n, "infinity"))
+		if ((n == 3 && pg_strncasecmp(q, "inf", 3) == 0) || (n == 8 && pg_strncasecmp(q, "infinity", 8) == 0))
 		{
 			appendStringInfoString(buf, sign == '-' ?
 								   "{\"$numberDecimal\":\"-Infinity\"}" :
@@ -558,16 +538,16 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 	/* ToString: IEEE to-scientific-string */
 	appendStringInfoString(buf, "{\"$numberDecimal\":\"");
 	if (neg)
-		exj_putc(buf, '-');
+		appendStringInfoCharMacro(buf, '-');
 	{
 		int64		adjexp = (nsig - 1) + exponent;
 
 		if (exponent > 0 || adjexp < -6)
 		{
-			exj_putc(buf, sig[0]);
+			appendStringInfoCharMacro(buf, sig[0]);
 			if (nsig > 1)
 			{
-				exj_putc(buf, '.');
+				appendStringInfoCharMacro(buf, '.');
 				appendBinaryStringInfo(buf, sig + 1, nsig - 1);
 			}
 			appendStringInfo(buf, "E%s" INT64_FORMAT, exponent < 0 ? "" : "+",
@@ -580,7 +560,7 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 				int			point = nsig + exponent;
 
 				appendBinaryStringInfo(buf, sig, point);
-				exj_putc(buf, '.');
+				appendStringInfoCharMacro(buf, '.');
 				appendBinaryStringInfo(buf, sig + point, nsig - point);
 			}
 			else
@@ -589,7 +569,7 @@ exj_append_decimal128(StringInfo buf, const char *s, int len, ExjError *err)
 
 				appendStringInfoString(buf, "0.");
 				for (i = 0; i < -(exponent + nsig); i++)
-					exj_putc(buf, '0');
+					appendStringInfoCharMacro(buf, '0');
 				appendBinaryStringInfo(buf, sig, nsig);
 			}
 		}
@@ -607,42 +587,29 @@ bad:
 	return false;
 }
 
-static const char b64chars[] =
-"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /*
  * exj_append_base64
  *		Append data as Ruby's Base64.encode64(data).strip inside a JSON
- *		string: standard alphabet with padding and a line break (written
- *		"\n") after every 60 characters but the last.
+ *		string: standard alphabet with padding (pg_b64_encode) and a line
+ *		break (written "\n") after every 60 characters but the last.
  */
 void
 exj_append_base64(StringInfo buf, const unsigned char *data, int len)
 {
+	int			enclen = pg_b64_enc_len(len);
+	char	   *enc = palloc(enclen + 1);
+	int			n = exwiw_b64_encode(data, len, enc, enclen);
 	int			i;
-	int			col = 0;
 
-	for (i = 0; i < len; i += 3)
+	/* it fails only for a short buffer, and enclen is what it needs */
+	Assert(n >= 0);
+	for (i = 0; i < n; i += 60)
 	{
-		uint32		v = (uint32) data[i] << 16;
-		char		out[4];
-
-		if (col == 60)
-		{
+		if (i > 0)
 			appendBinaryStringInfo(buf, "\\n", 2);
-			col = 0;
-		}
-		if (i + 1 < len)
-			v |= (uint32) data[i + 1] << 8;
-		if (i + 2 < len)
-			v |= data[i + 2];
-		out[0] = b64chars[(v >> 18) & 63];
-		out[1] = b64chars[(v >> 12) & 63];
-		out[2] = i + 1 < len ? b64chars[(v >> 6) & 63] : '=';
-		out[3] = i + 2 < len ? b64chars[v & 63] : '=';
-		appendBinaryStringInfo(buf, out, 4);
-		col += 4;
+		appendBinaryStringInfo(buf, enc + i, Min(60, n - i));
 	}
+	pfree(enc);
 }
 
 /*
@@ -699,7 +666,7 @@ exj_base64_decode(const char *s, int len, StringInfo out)
 		if (nbits >= 8)
 		{
 			nbits -= 8;
-			exj_putc(out, (char) ((acc >> nbits) & 0xff));
+			appendStringInfoCharMacro(out, (char) ((acc >> nbits) & 0xff));
 		}
 	}
 	return nchars % 4 != 1;
@@ -716,8 +683,8 @@ exj_append_binary(StringInfo buf, const unsigned char *data, int len,
 	appendStringInfoString(buf, "{\"$binary\":{\"base64\":\"");
 	exj_append_base64(buf, data, len);
 	appendStringInfoString(buf, "\",\"subType\":\"");
-	exj_putc(buf, hexdigits[(subtype >> 4) & 15]);
-	exj_putc(buf, hexdigits[subtype & 15]);
+	appendStringInfoCharMacro(buf, hexdigits[(subtype >> 4) & 15]);
+	appendStringInfoCharMacro(buf, hexdigits[subtype & 15]);
 	appendStringInfoString(buf, "\"}}");
 }
 

@@ -140,7 +140,7 @@ path_string(const RowPath *path, const char **column)
 	for (; path != NULL && n < lengthof(segs); path = path->up)
 		segs[n++] = path;
 	initStringInfo(&s);
-	exj_putc(&s, '$');
+	appendStringInfoCharMacro(&s, '$');
 	*column = n > 0 ? segs[n - 1]->name : NULL;
 	while (n-- > 0)
 	{
@@ -330,13 +330,13 @@ append_array_dim(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 	int			i;
 
 	check_stack_depth();
-	exj_putc(buf, '[');
+	appendStringInfoCharMacro(buf, '[');
 	for (i = 0; i < dims[dim]; i++)
 	{
 		RowPath		seg = {path, NULL, i};
 
 		if (i > 0)
-			exj_putc(buf, ',');
+			appendStringInfoCharMacro(buf, ',');
 		if (dim + 1 < ndim)
 			append_array_dim(rw, buf, ti, ndim, dims, dim + 1, elems, nulls,
 							 idx, force_oid, &seg);
@@ -349,7 +349,7 @@ append_array_dim(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti,
 			(*idx)++;
 		}
 	}
-	exj_putc(buf, ']');
+	appendStringInfoCharMacro(buf, ']');
 }
 
 /*
@@ -415,7 +415,7 @@ append_composite(ExjRowWriter *rw, StringInfo buf, Datum d,
 	nulls = palloc(desc->natts * sizeof(bool));
 	heap_deform_tuple(&tuple, desc, values, nulls);
 
-	exj_putc(buf, '{');
+	appendStringInfoCharMacro(buf, '{');
 	for (i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -424,16 +424,16 @@ append_composite(ExjRowWriter *rw, StringInfo buf, Datum d,
 		if (att->attisdropped || (nulls[i] && rw->omit_nulls))
 			continue;
 		if (!first)
-			exj_putc(buf, ',');
+			appendStringInfoCharMacro(buf, ',');
 		first = false;
 		exj_append_string(buf, NameStr(att->attname), strlen(NameStr(att->attname)));
-		exj_putc(buf, ':');
+		appendStringInfoCharMacro(buf, ':');
 		if (nulls[i])
 			appendBinaryStringInfo(buf, "null", 4);
 		else
 			append_value(rw, buf, lay->fields[i], values[i], false, &seg);
 	}
-	exj_putc(buf, '}');
+	appendStringInfoCharMacro(buf, '}');
 	pfree(values);
 	pfree(nulls);
 }
@@ -620,7 +620,7 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 		rw->cols[i] = type_info(rw, att->atttypid);
 		initStringInfo(&key);
 		exj_append_string(&key, NameStr(att->attname), strlen(NameStr(att->attname)));
-		exj_putc(&key, ':');
+		appendStringInfoCharMacro(&key, ':');
 		rw->keys[i] = key.data;
 		rw->keylens[i] = key.len;
 	}
@@ -692,7 +692,7 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 	int			i;
 	bool		first = true;
 
-	exj_putc(buf, '{');
+	appendStringInfoCharMacro(buf, '{');
 	for (i = 0; i < rw->desc->natts; i++)
 	{
 		RowPath		seg;
@@ -700,7 +700,7 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 		if (rw->cols[i] == NULL || (isnull[i] && rw->omit_nulls))
 			continue;
 		if (!first)
-			exj_putc(buf, ',');
+			appendStringInfoCharMacro(buf, ',');
 		first = false;
 		appendBinaryStringInfo(buf, rw->keys[i], rw->keylens[i]);
 		if (isnull[i])
@@ -713,7 +713,7 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 		seg.index = 0;
 		append_value(rw, buf, rw->cols[i], values[i], rw->is_oid[i], &seg);
 	}
-	exj_putc(buf, '}');
+	appendStringInfoCharMacro(buf, '}');
 }
 
 PG_FUNCTION_INFO_V1(exwiw_ext_json_row);

@@ -159,7 +159,6 @@ extern void exwiw_srf_start(FunctionCallInfo fcinfo,
 							ExwiwStream *stream);
 extern Datum exwiw_srf_next(FunctionCallInfo fcinfo,
 							struct FuncCallContext *funcctx);
-extern void exwiw_srf_shutdown(Datum arg);
 
 /* exwiw.c: shared argument checks */
 extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,

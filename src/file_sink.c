@@ -698,16 +698,6 @@ exwiw_output_commit(ExwiwOutput *out)
 }
 
 /*
- * exwiw_output_abort
- *		Give up an output now rather than at the end of the transaction.
- */
-void
-exwiw_output_abort(ExwiwOutput *out)
-{
-	cleanup_output(out);
-}
-
-/*
  * exwiw_remove_export_dir
  *		Remove directory path (checked by exwiw_sink_check_path), which
  *		must hold nothing but files exwiw writes.  Returns how many files it

@@ -59,7 +59,6 @@ extern void exwiw_output_open(ExwiwOutput *out, const char *name);
 extern void exwiw_output_write(ExwiwOutput *out, const char *data, size_t len);
 extern uint64 exwiw_output_close(ExwiwOutput *out);
 extern void exwiw_output_commit(ExwiwOutput *out);
-extern void exwiw_output_abort(ExwiwOutput *out);
 extern const char *exwiw_output_file_path(ExwiwOutput *out);
 extern int	exwiw_remove_export_dir(const char *path);
 

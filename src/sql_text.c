@@ -166,7 +166,7 @@ exwiw_append_insert_value(StringInfo buf, const char *s, int len)
  * exwiw_append_copy_value
  *		Append s[0..len) escaped for COPY text format: \\ \t \n \r only.
  */
-void
+static void
 exwiw_append_copy_value(StringInfo buf, const char *s, int len)
 {
 	const char *start = s;

@@ -31,7 +31,6 @@ typedef struct ExwiwSqlFrame
 extern bool exwiw_ident_needs_quotes(const char *ident);
 extern void exwiw_append_ident(StringInfo buf, const char *ident);
 extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);
-extern void exwiw_append_copy_value(StringInfo buf, const char *s, int len);
 extern Size exwiw_sql_escaped_length(const char *s, int len, bool insert);
 
 extern void exwiw_sql_frame_row_start(const ExwiwSqlFrame *f, StringInfo buf,

@@ -19,7 +19,7 @@
  * exwiw_srf_shutdown
  *		ExprContext callback: the consumer is done with us, close the cursor.
  */
-void
+static void
 exwiw_srf_shutdown(Datum arg)
 {
 	exwiw_stream_close((ExwiwStream *) DatumGetPointer(arg));

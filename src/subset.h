@@ -273,6 +273,5 @@ extern char *subset_run_epilogue(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
 
 /* error context */
-extern void subset_error_context_callback(void *arg);
 
 #endif							/* EXWIW_SUBSET_H */

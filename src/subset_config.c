@@ -76,7 +76,7 @@ typedef struct ConfigParse
  *		Error context of config checks and exports: the function, and the
  *		table and key when known.
  */
-void
+static void
 subset_error_context_callback(void *arg)
 {
 	SubsetErrorContext *e = (SubsetErrorContext *) arg;
