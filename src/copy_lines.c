@@ -151,7 +151,7 @@ lines_create(const char *table_name)
 
 	opts.table_name = table_name;
 	opts.format = EXWIW_FORMAT_COPY;
-	opts.prologue = EXWIW_FILE_SCS_LINE;
+	opts.file = EXWIW_SQL_FILE;
 	lw->copy = exwiw_sql_writer_create(&opts);
 	lw->table_name = pstrdup(table_name);
 	lw->pub.begin = lines_begin;

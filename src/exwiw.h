@@ -127,10 +127,23 @@ typedef enum ExwiwSqlFormat
 } ExwiwSqlFormat;
 
 /*
- * What a SQL writer writes.  prologue is written before the first row
- * (and should end with a newline), epilogue after the last one, on lines of
- * its own (without a final newline); neither when there is no row.
+ * What a SQL writer writes around the rows (doc/sql-dump-format.md):
+ *	EXWIW_SQL_STREAM	nothing: the statements alone (exwiw_dump)
+ *	EXWIW_SQL_FILE		a whole file: "SET standard_conforming_strings = on;"
+ *						first (the sinks, exwiw_copy_lines)
+ *	EXWIW_SQL_SUBSET	a subset export's file: that line, then the block
+ *						that skips foreign-key triggers where the role may
+ * The writer writes it before the first row; setval_lines (a subset file's
+ * sequences, lines without a final newline) after the last row.  A query
+ * without rows gives nothing at all.
  */
+typedef enum ExwiwSqlFile
+{
+	EXWIW_SQL_STREAM,
+	EXWIW_SQL_FILE,
+	EXWIW_SQL_SUBSET
+}			ExwiwSqlFile;
+
 typedef struct ExwiwSqlWriterOptions
 {
 	const char *table_name;
@@ -138,17 +151,13 @@ typedef struct ExwiwSqlWriterOptions
 	int64		rows_per_statement; /* 0: one statement */
 	bool		overriding_system_value;
 	bool		no_column_list; /* INSERT INTO t VALUES, COPY t FROM stdin */
-	const char *prologue;
-	const char *epilogue;
+	ExwiwSqlFile file;
+	const char *setval_lines;
 } ExwiwSqlWriterOptions;
-
-/* The first line of every whole SQL file exwiw writes. */
-#define EXWIW_FILE_SCS_LINE "SET standard_conforming_strings = on;\n"
 
 extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
 											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
-extern const char *exwiw_subset_file_prologue(void);
 
 /* srf.c: value-per-call plumbing for streaming SRFs */
 struct FuncCallContext;

@@ -257,7 +257,7 @@ exwiw_dump_to_file(PG_FUNCTION_ARGS)
 	opts.format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(4)), false);
 	opts.rows_per_statement = exwiw_rows_per_statement_arg(fcinfo, 3, opts.format);
 	opts.table_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	opts.prologue = EXWIW_FILE_SCS_LINE;
+	opts.file = EXWIW_SQL_FILE;
 	q.sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	q.context = "exwiw_dump_to_file, reading the query";
 	PG_RETURN_DATUM(write_one_file(fcinfo, &sf, path, overwrite, &q,

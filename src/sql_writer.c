@@ -257,23 +257,22 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 }
 
 /*
- * exwiw_subset_file_prologue
- *		What every file of a subset export starts with: the setting its
- *		values rely on (a file loaded where standard_conforming_strings is
- *		off would otherwise let a value end its string literal and run the
- *		rest as SQL), then a block that skips foreign-key triggers for the
- *		load where the role may.
+ * The beginning of a whole file: the setting its values rely on (a file
+ * loaded where standard_conforming_strings is off would otherwise let a
+ * value end its string literal and run the rest as SQL).
  */
-const char *
-exwiw_subset_file_prologue(void)
-{
-	return EXWIW_FILE_SCS_LINE
-		"DO $exwiw$ BEGIN\n"
-		"  PERFORM set_config('session_replication_role', 'replica', false);\n"
-		"EXCEPTION WHEN insufficient_privilege THEN\n"
-		"  RAISE WARNING 'exwiw: could not disable triggers for the load (%): %', SQLSTATE, SQLERRM;\n"
-		"END $exwiw$;\n";
-}
+#define FILE_PROLOGUE "SET standard_conforming_strings = on;\n"
+
+/*
+ * A subset export's file adds a block that skips foreign-key triggers for
+ * the load where the role may, and only warns otherwise.
+ */
+#define SUBSET_PROLOGUE FILE_PROLOGUE \
+	"DO $exwiw$ BEGIN\n" \
+	"  PERFORM set_config('session_replication_role', 'replica', false);\n" \
+	"EXCEPTION WHEN insufficient_privilege THEN\n" \
+	"  RAISE WARNING 'exwiw: could not disable triggers for the load (%): %', SQLSTATE, SQLERRM;\n" \
+	"END $exwiw$;\n"
 
 /*
  * exwiw_parse_sql_format
@@ -325,7 +324,8 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->no_column_list = opts->no_column_list;
 	sw->frame.insert = opts->format == EXWIW_FORMAT_INSERT;
 	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
-	sw->frame.prologue = opts->prologue ? pstrdup(opts->prologue) : NULL;
-	sw->frame.epilogue = opts->epilogue ? pstrdup(opts->epilogue) : NULL;
+	sw->frame.prologue = opts->file == EXWIW_SQL_SUBSET ? SUBSET_PROLOGUE :
+		opts->file == EXWIW_SQL_FILE ? FILE_PROLOGUE : NULL;
+	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
 	return &sw->pub;
 }

@@ -132,8 +132,8 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	for (c = 0; c < t->ncols; c++)
 		opts.overriding_system_value |= t->cols[c].identity_always;
 	opts.no_column_list = t->rails_managed;
-	opts.prologue = exwiw_subset_file_prologue();
-	opts.epilogue = subset_run_epilogue(run, file);
+	opts.file = EXWIW_SQL_SUBSET;
+	opts.setval_lines = subset_run_epilogue(run, file);
 	writer = exwiw_sql_writer_create(&opts);
 	stream = exwiw_stream_open("exwiw_export", &q, writer,
 							   EXWIW_DEFAULT_CHUNK_BYTES, cxt);
