@@ -1,14 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * dump.c
- *	  exwiw_dump(): stream one INSERT statement (or COPY block) for any
- *	  query, as text chunks.
+ *	  exwiw_dump() and exwiw_dump_jsonl(): stream any query as one INSERT
+ *	  statement (or COPY block), or as JSON Lines of Relaxed Extended JSON,
+ *	  in text chunks.
  *
  *	  exwiw_dump(query text, table_name text,
  *				 rows_per_statement integer DEFAULT NULL,
  *				 format text DEFAULT 'insert',
  *				 chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
+ *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
+ *					   omit_nulls boolean DEFAULT false,
+ *					   chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
  *
+ * Each plugs a writer (sql_writer.c, extjson_lines.c) into the streaming
+ * engine (stream.c).
  * A value-per-call set-returning function: in a target list
  * (SELECT exwiw_dump(...)) every call formats just enough rows for one
  * chunk, so the backend holds one chunk at a time however large the result.
@@ -24,9 +30,11 @@
 #include "exwiw.h"
 
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(exwiw_dump);
+PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
 
 /*
  * exwiw_dump
@@ -71,6 +79,51 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		exwiw_srf_start(fcinfo, funcctx,
 						exwiw_stream_open(fn, &q, writer, chunk_bytes,
 										  funcctx->multi_call_memory_ctx));
+		MemoryContextSwitchTo(old);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	return exwiw_srf_next(fcinfo, funcctx);
+}
+
+/*
+ * exwiw_dump_jsonl
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_dump_jsonl(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		const char *fn = "exwiw_dump_jsonl";
+		int			chunk_bytes;
+		MemoryContext old;
+		ExwiwWriter *jw;
+		char	   *query;
+
+		exwiw_check_srf_context(fcinfo, fn);
+		exwiw_require_arg(fcinfo, 0, fn, "query");
+		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
+		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
+									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
+									   PG_GETARG_BOOL(2));
+		{
+			ExwiwQuery	q = {0};
+
+			q.sql = query;
+			q.context = "exwiw_dump_jsonl, reading the query";
+			exwiw_srf_start(fcinfo, funcctx,
+							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
+											  chunk_bytes,
+											  funcctx->multi_call_memory_ctx));
+		}
 		MemoryContextSwitchTo(old);
 	}
 

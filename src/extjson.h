@@ -10,12 +10,21 @@
  *
  *		JSON.generate(value.as_extended_json(mode: :relaxed))
  *
- * as described in the shared spec extended-json.md:
+ * as doc/extended-json.md describes it.  This core is kept apart from the
+ * backend on purpose: the fuzz target (test/extjson/fuzz) links exactly
+ * these files, so what it tests is what the server runs.
  *
  *	extjson_format.c	strings, floats, Decimal128, base64, dates, ObjectIds
- *	extjson_doc.c		a JSON document tree, its $-wrapper rules, the json
- *						text parser that builds it, and a tree-less fast
- *						path for json text without wrappers
+ *	extjson_tree.c		the document tree (ExjNode) and its builder
+ *	extjson_parse.c		json text through the server's JSON parser: into a
+ *						tree, or straight out when it holds no wrapper
+ *	extjson_emit.c		the emitter: a tree written as Relaxed Extended JSON
+ *	extjson_wrappers.c	the $-wrapper rules, which the emitter applies to
+ *						objects (extjson_emit.h is their shared interface)
+ *
+ * The backend layers on top: extjson_datum.c (json, jsonb and the errors),
+ * extjson_row.c (typed rows), extjson_lines.c (the JSON Lines writer) and
+ * extjson_sql.c (the SQL functions).
  *
  * Functions that can fail on bad input return false and describe the
  * problem in an ExjError; the backend turns that into an ereport.
@@ -64,7 +73,7 @@ extern void exj_append_date(StringInfo buf, int64 secs, int32 usec);
 extern void exj_append_date_usec(StringInfo buf, int64 usec);
 extern bool exj_parse_iso_date(const char *s, int len, int64 *usec);
 
-/* extjson_doc.c: the document tree */
+/* extjson_tree.c: the document tree */
 typedef enum ExjKind
 {
 	EXJ_NULL,
@@ -107,10 +116,25 @@ extern void exj_build_key(ExjBuilder *b, const char *key, int len);
 extern void exj_build_scalar(ExjBuilder *b, ExjKind kind, const char *s,
 							 int len);
 extern void exj_tree_free(ExjNode *node);
+
+/* One step of a value's path from the document's root, on the C stack. */
+typedef struct ExjPathSeg
+{
+	const struct ExjPathSeg *up;
+	const char *key;			/* NULL for an array index */
+	int			keylen;
+	int			index;
+} ExjPathSeg;
+
+/* extjson_parse.c */
 extern bool exj_parse_json_text(const char *json, int len, ExjNode **root,
 								ExjError *err);
+extern bool exj_emit_plain_json_text(StringInfo buf, const char *json, int len);
+
+/* extjson_emit.c */
+extern void exj_append_path(StringInfo s, const char *root,
+							const ExjPathSeg *path);
 extern bool exj_emit(StringInfo buf, ExjNode *node, const char *root_path,
 					 ExjError *err);
-extern bool exj_emit_plain_json_text(StringInfo buf, const char *json, int len);
 
 #endif							/* EXTJSON_H */

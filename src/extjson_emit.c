@@ -1,219 +1,232 @@
 /*-------------------------------------------------------------------------
  *
  * extjson_emit.c
- *	  exwiw_ext_json(jsonb) and exwiw_ext_json(json): one json value as one
- *	  compact Relaxed Extended JSON document.
- *
- *	  exwiw_ext_json(jsonb) RETURNS text
- *	  exwiw_ext_json(json) RETURNS text
- *
- * jsonb is walked with its iterator, json text is parsed (keeping key order
- * and duplicate keys); both build the tree of extjson_doc.c, which knows the
- * $-wrapper rules.  Errors name the path inside the document ("$.a.b[2]").
+ *	  The emitter: a document tree written as Relaxed Extended JSON, byte
+ *	  for byte as the bson gem writes it (doc/extended-json.md).  Scalars,
+ *	  arrays and ordinary documents are written here; an object goes to the
+ *	  wrapper rules (extjson_wrappers.c), which call back for the values
+ *	  inside.  An error records its message and the value's path.  Part of
+ *	  the frontend-buildable core (extjson.h).
  *
  *-------------------------------------------------------------------------
  */
-#include "exwiw.h"
+#ifdef FRONTEND
+#include "postgres_fe.h"
+#else
+#include "postgres.h"
+#include "miscadmin.h"
+#endif
 
-#include "extjson.h"
-#include "utils/builtins.h"
-#include "utils/json.h"
-#include "utils/jsonb.h"
-#include "utils/numeric.h"
-
-PG_FUNCTION_INFO_V1(exwiw_ext_json_jsonb);
-PG_FUNCTION_INFO_V1(exwiw_ext_json_json);
+#include "extjson_emit.h"
 
 /*
- * exwiw_extjson_raise
- *		ereport an ExjError: its message, and in the detail where the value
- *		is.  column, when not NULL, is the row's column the value came from;
- *		where is the path prefix (the root when NULL).  funcname is named
- *		by the caller's error context.
+ * exj_append_path
+ *		Append root and the steps of path, outermost first, as "$.a.b[2]":
+ *		a key of letters, digits, "_" and "$" after a dot, any other key as
+ *		a JSON string in brackets, an index in brackets.  A very deep path
+ *		keeps its outermost 64 steps.
  */
 void
-exwiw_extjson_raise(const char *funcname, ExjError *err, const char *column,
-					const char *where)
+exj_append_path(StringInfo s, const char *root, const ExjPathSeg *path)
 {
-	int			code;
-	const char *path = err->path.data ? err->path.data : "";
+	const ExjPathSeg *segs[64];
+	int			n = 0;
+	const ExjPathSeg *p;
+	bool		truncated = false;
 
-	switch (err->kind)
+	for (p = path; p != NULL; p = p->up)
 	{
-		case EXJ_ERR_RANGE:
-			code = ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
-			break;
-		case EXJ_ERR_UNSUPPORTED:
-			code = ERRCODE_FEATURE_NOT_SUPPORTED;
-			break;
-		default:
-			code = ERRCODE_INVALID_PARAMETER_VALUE;
-			break;
-	}
-	if (column)
-		ereport(ERROR,
-				(errcode(code),
-				 errmsg("%s", err->msg),
-				 errdetail("The value is column \"%s\", at %s%s.", column,
-						   where ? where : "", path)));
-	ereport(ERROR,
-			(errcode(code),
-			 errmsg("%s", err->msg),
-			 errdetail("The value is at %s%s.", where ? where : "", path)));
-}
-
-/*
- * build_jsonb_tree
- *		The tree of a jsonb value.  Strings point into the (detoasted) jsonb,
- *		numbers are numeric's text output.
- */
-static ExjNode *
-build_jsonb_tree(Jsonb *jb)
-{
-	ExjBuilder	b;
-	JsonbIterator *it = JsonbIteratorInit(&jb->root);
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	bool		raw_scalar = false;
-
-	exj_builder_init(&b);
-	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
-	{
-		switch (tok)
+		if (n == lengthof(segs))
 		{
-			case WJB_BEGIN_ARRAY:
-				if (v.val.array.rawScalar)
-					raw_scalar = true;
-				else
-					exj_build_open(&b, EXJ_ARRAY);
-				break;
-			case WJB_BEGIN_OBJECT:
-				exj_build_open(&b, EXJ_OBJECT);
-				break;
-			case WJB_END_ARRAY:
-				if (!raw_scalar || b.depth > 0)
-					exj_build_close(&b);
-				break;
-			case WJB_END_OBJECT:
-				exj_build_close(&b);
-				break;
-			case WJB_KEY:
-				exj_build_key(&b, v.val.string.val, v.val.string.len);
-				break;
-			case WJB_VALUE:
-			case WJB_ELEM:
-				switch (v.type)
-				{
-					case jbvString:
-						exj_build_scalar(&b, EXJ_STRING, v.val.string.val,
-										 v.val.string.len);
-						break;
-					case jbvNumeric:
-						{
-							char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out,
-																				NumericGetDatum(v.val.numeric)));
+			truncated = true;
+			memmove(segs, segs + 1, (n - 1) * sizeof(ExjPathSeg *));
+			n--;
+		}
+		segs[n++] = p;
+	}
+	appendStringInfoString(s, root);
+	if (truncated)
+		appendStringInfoString(s, "...");
+	while (n-- > 0)
+	{
+		p = segs[n];
+		if (p->key == NULL)
+			appendStringInfo(s, "[%d]", p->index);
+		else
+		{
+			bool		plain = p->keylen > 0;
+			int			i;
 
-							exj_build_scalar(&b, EXJ_NUMBER, s, strlen(s));
-							break;
-						}
-					case jbvBool:
-						exj_build_scalar(&b, v.val.boolean ? EXJ_TRUE : EXJ_FALSE,
-										 NULL, 0);
-						break;
-					case jbvNull:
-						exj_build_scalar(&b, EXJ_NULL, NULL, 0);
-						break;
-					default:
-						elog(ERROR, "unexpected jsonb value type %d", (int) v.type);
-				}
-				break;
-			default:
-				elog(ERROR, "unexpected jsonb iterator token %d", (int) tok);
+			for (i = 0; i < p->keylen; i++)
+			{
+				char		c = p->key[i];
+
+				if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					  (c >= '0' && c <= '9') || c == '_' || c == '$'))
+					plain = false;
+			}
+			if (plain)
+			{
+				appendStringInfoCharMacro(s, '.');
+				appendBinaryStringInfo(s, p->key, p->keylen);
+			}
+			else
+			{
+				appendStringInfoCharMacro(s, '[');
+				exj_append_string(s, p->key, p->keylen);
+				appendStringInfoCharMacro(s, ']');
+			}
 		}
 	}
-	return b.root;
 }
 
 /*
- * exwiw_extjson_append_jsonb
- *		Append the document of a jsonb datum; false with err set on a
- *		malformed wrapper or an out-of-range number.
+ * exj_fail
+ *		Record an error at path: the message and "$.a.b[2]".  Returns false,
+ *		for "return exj_fail(...)".
  */
 bool
-exwiw_extjson_append_jsonb(StringInfo buf, Datum jsonb, const char *root_path,
-						   ExjError *err)
+exj_fail(ExjEmitState *st, const ExjPathSeg *path, ExjErrorKind kind,
+	 const char *fmt,...)
 {
-	Jsonb	   *jb = DatumGetJsonbP(jsonb);
+	va_list		ap;
+	StringInfo	s = &st->err->path;
 
-	return exj_emit(buf, build_jsonb_tree(jb), root_path, err);
+	st->err->kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(st->err->msg, sizeof(st->err->msg), fmt, ap);
+	va_end(ap);
+
+	if (s->data == NULL)
+		initStringInfo(s);
+	resetStringInfo(s);
+	exj_append_path(s, st->root, path);
+	return false;
 }
 
 /*
- * exwiw_extjson_append_json
- *		Append the document of a json datum (key order and duplicates kept).
+ * exj_fail_again
+ *		Add the path (and a prefix) to an error a formatting function set.
  */
 bool
-exwiw_extjson_append_json(StringInfo buf, Datum json, const char *root_path,
-						  ExjError *err)
+exj_fail_again(ExjEmitState *st, const ExjPathSeg *path, const char *prefix)
 {
-	text	   *t = DatumGetTextPP(json);
-	ExjNode    *root;
+	char		msg[sizeof(st->err->msg)];
 
-	if (exj_emit_plain_json_text(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)))
-		return true;
-	if (!exj_parse_json_text(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &root, err))
+	strlcpy(msg, st->err->msg, sizeof(msg));
+	return exj_fail(st, path, st->err->kind, "%s%s", prefix, msg);
+}
+/*
+ * exj_emit_number
+ *		A plain JSON number: Integer when written without fraction and
+ *		exponent (an error outside int64), else Float.
+ */
+bool
+exj_emit_number(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
+{
+	if (exj_is_integer_text(node))
 	{
-		/* the parser's path starts with "$": ours instead */
-		char	   *inner = pstrdup(err->path.data ? err->path.data + 1 : "");
-
-		if (err->path.data == NULL)
-			initStringInfo(&err->path);
-		resetStringInfo(&err->path);
-		appendStringInfoString(&err->path, root_path);
-		appendStringInfoString(&err->path, inner);
-		return false;
+		if (!exj_append_int_text(st->buf, node->str, node->len, st->err))
+			return exj_fail_again(st, path, "");
+		return true;
 	}
-	return exj_emit(buf, root, root_path, err);
+	exj_append_double(st->buf, strtod(node->str, NULL));
+	return true;
+}
+/*
+ * exj_emit_plain
+ *		An ordinary document: every key, in order, with its value.  With
+ *		skip_ref_id, the $ref and $id keys are left out (a DBRef's rest).
+ */
+bool
+exj_emit_plain(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool first,
+		   bool skip_ref_id)
+{
+	int			i;
+
+	if (!skip_ref_id)
+		appendStringInfoCharMacro(st->buf, '{');
+	for (i = 0; i < node->len; i++)
+	{
+		ExjPathSeg		seg = {path, node->keys[i], node->keylens[i], 0};
+
+		if (skip_ref_id && (exj_key_is(node->keys[i], node->keylens[i], "$ref") ||
+							exj_key_is(node->keys[i], node->keylens[i], "$id")))
+			continue;
+		if (!first)
+			appendStringInfoCharMacro(st->buf, ',');
+		first = false;
+		exj_append_string(st->buf, node->keys[i], node->keylens[i]);
+		appendStringInfoCharMacro(st->buf, ':');
+		if (!exj_emit_node(st, node->items[i], &seg))
+			return false;
+	}
+	appendStringInfoCharMacro(st->buf, '}');
+	return true;
+}
+/*
+ * exj_emit_node
+ *		Any value.
+ */
+bool
+exj_emit_node(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
+{
+	int			i;
+
+	switch (node->kind)
+	{
+		case EXJ_NULL:
+			appendBinaryStringInfo(st->buf, "null", 4);
+			return true;
+		case EXJ_TRUE:
+			appendBinaryStringInfo(st->buf, "true", 4);
+			return true;
+		case EXJ_FALSE:
+			appendBinaryStringInfo(st->buf, "false", 5);
+			return true;
+		case EXJ_NUMBER:
+			return exj_emit_number(st, node, path);
+		case EXJ_STRING:
+			exj_append_string(st->buf, node->str, node->len);
+			return true;
+		case EXJ_ARRAY:
+#ifndef FRONTEND
+			check_stack_depth();
+#endif
+			appendStringInfoCharMacro(st->buf, '[');
+			for (i = 0; i < node->len; i++)
+			{
+				ExjPathSeg		seg = {path, NULL, 0, i};
+
+				if (i > 0)
+					appendStringInfoCharMacro(st->buf, ',');
+				if (!exj_emit_node(st, node->items[i], &seg))
+					return false;
+			}
+			appendStringInfoCharMacro(st->buf, ']');
+			return true;
+		case EXJ_OBJECT:
+#ifndef FRONTEND
+			check_stack_depth();
+#endif
+			return exj_emit_object(st, node, path);
+	}
+	return false;
 }
 
 /*
- * exwiw_ext_json_jsonb
- *		SQL entry point: exwiw_ext_json(jsonb) RETURNS text.
+ * exj_emit
+ *		Append the Relaxed Extended JSON of a tree.  On error, returns false
+ *		with err->msg and err->path ("<root_path>.a[2]") set; buf then holds
+ *		a partial document.
  */
-Datum
-exwiw_ext_json_jsonb(PG_FUNCTION_ARGS)
+bool
+exj_emit(StringInfo buf, ExjNode *node, const char *root_path, ExjError *err)
 {
-	StringInfoData buf;
-	ExjError	err;
+	ExjEmitState	st;
 
-	ErrorContextCallback cb;
-
-	memset(&err, 0, sizeof(err));
-	initStringInfo(&buf);
-	exwiw_push_fn_context(&cb, "exwiw_ext_json");
-	if (!exwiw_extjson_append_jsonb(&buf, PG_GETARG_DATUM(0), "$", &err))
-		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
-	exwiw_pop_fn_context(&cb);
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
-}
-
-/*
- * exwiw_ext_json_json
- *		SQL entry point: exwiw_ext_json(json) RETURNS text.
- */
-Datum
-exwiw_ext_json_json(PG_FUNCTION_ARGS)
-{
-	StringInfoData buf;
-	ExjError	err;
-
-	ErrorContextCallback cb;
-
-	memset(&err, 0, sizeof(err));
-	initStringInfo(&buf);
-	exwiw_push_fn_context(&cb, "exwiw_ext_json");
-	if (!exwiw_extjson_append_json(&buf, PG_GETARG_DATUM(0), "$", &err))
-		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
-	exwiw_pop_fn_context(&cb);
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+	st.buf = buf;
+	st.err = err;
+	st.root = root_path;
+	return exj_emit_node(&st, node, NULL);
 }

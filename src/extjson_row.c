@@ -8,7 +8,7 @@
  *					 omit_nulls boolean DEFAULT false) RETURNS text
  *
  * An ExjRowWriter is prepared once per row type (TupleDesc) and formats
- * rows from Datum arrays; exwiw_dump_jsonl (extjson_dump.c) uses the same
+ * rows from Datum arrays; the JSON Lines writer (extjson_lines.c) uses the same
  * writer for every row of a query.  Type information is worked out once per
  * type and kept in the writer's memory context.
  *
@@ -714,69 +714,4 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 		append_value(rw, buf, rw->cols[i], values[i], rw->is_oid[i], &seg);
 	}
 	appendStringInfoCharMacro(buf, '}');
-}
-
-PG_FUNCTION_INFO_V1(exwiw_ext_json_row);
-
-/*
- * exwiw_ext_json_row
- *		SQL entry point: exwiw_ext_json(anyelement, text[], boolean).  Types
- *		without a BSON counterpart are written with their output function
- *		under the same pinned settings as exwiw_dump_jsonl (settings.c).
- */
-Datum
-exwiw_ext_json_row(PG_FUNCTION_ARGS)
-{
-	const char *fn = "exwiw_ext_json";
-	HeapTupleHeader th;
-	Oid			typid;
-	int32		typmod;
-	TupleDesc	desc;
-	HeapTupleData tuple;
-	Datum	   *values;
-	bool	   *nulls;
-	ExjRowWriter *rw;
-	StringInfoData buf;
-	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
-	MemoryContext cxt;
-	int			nestlevel;
-	ErrorContextCallback cb;
-
-	if (!OidIsValid(argtype) || !type_is_rowtype(argtype))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("argument of %s must be a row, not type %s", fn,
-						OidIsValid(argtype) ? format_type_be(argtype) : "unknown"),
-				 errhint("Pass a table row (exwiw_ext_json(t) FROM t t), a ROW(...) value, or a json or jsonb value.")));
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-
-	exwiw_push_fn_context(&cb, fn);
-	th = PG_GETARG_HEAPTUPLEHEADER(0);
-	typid = HeapTupleHeaderGetTypeId(th);
-	typmod = HeapTupleHeaderGetTypMod(th);
-
-	/* a fresh writer per call: oid_columns may differ between calls */
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw_ext_json row",
-								ALLOCSET_SMALL_SIZES);
-	desc = lookup_rowtype_tupdesc_copy(typid, typmod);
-	rw = exwiw_extjson_row_writer(fn, desc,
-								  PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1),
-								  !PG_ARGISNULL(2) && PG_GETARG_BOOL(2), cxt);
-
-	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
-	ItemPointerSetInvalid(&tuple.t_self);
-	tuple.t_tableOid = InvalidOid;
-	tuple.t_data = th;
-	values = palloc(desc->natts * sizeof(Datum));
-	nulls = palloc(desc->natts * sizeof(bool));
-	heap_deform_tuple(&tuple, desc, values, nulls);
-
-	initStringInfo(&buf);
-	nestlevel = exwiw_pin_output_settings();
-	exwiw_extjson_append_row(rw, &buf, values, nulls);
-	exwiw_restore_settings(nestlevel);
-	exwiw_pop_fn_context(&cb);
-	MemoryContextDelete(cxt);
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }

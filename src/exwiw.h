@@ -197,7 +197,7 @@ extern char *exwiw_file_name(int seq, int width, const char *table,
 struct ExjError;
 typedef struct ExjRowWriter ExjRowWriter;
 
-/* extjson_emit.c */
+/* extjson_datum.c */
 extern void exwiw_extjson_raise(const char *funcname, struct ExjError *err,
 								const char *column, const char *where);
 extern bool exwiw_extjson_append_jsonb(StringInfo buf, Datum jsonb,
@@ -207,7 +207,7 @@ extern bool exwiw_extjson_append_json(StringInfo buf, Datum json,
 									  const char *root_path,
 									  struct ExjError *err);
 
-/* extjson_dump.c */
+/* extjson_lines.c */
 extern ExwiwWriter *exwiw_jsonl_writer_create(const char *funcname,
 											  struct ArrayType *oid_columns,
 											  bool omit_nulls);

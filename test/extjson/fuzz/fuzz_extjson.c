@@ -2,7 +2,8 @@
  *
  * fuzz_extjson.c
  *	  libFuzzer target for the backend-independent Extended JSON core:
- *	  json text -> document tree -> Relaxed Extended JSON (extjson_doc.c),
+ *	  json text -> document tree -> Relaxed Extended JSON (extjson_parse.c,
+ *	  extjson_tree.c, extjson_emit.c, extjson_wrappers.c),
  *	  and the float, Decimal128, base64 and date formatters
  *	  (extjson_format.c).
  *

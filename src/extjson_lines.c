@@ -1,18 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * extjson_dump.c
- *	  exwiw_dump_jsonl(): stream one Relaxed Extended JSON document per row
- *	  of a query, as JSON Lines in text chunks.
+ * extjson_lines.c
+ *	  The JSON Lines writer: one Relaxed Extended JSON document per row.
  *
- *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
- *					   omit_nulls boolean DEFAULT false,
- *					   chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
- *
- * A writer (see exwiw.h) plugged into the shared streaming engine, like
- * exwiw_dump: the engine checks the query, runs the cursor, cuts chunks
- * between rows and cleans up; this file only formats a row.  JSON Lines
- * has nothing between or after rows but the newline the engine adds, so
- * `psql -XAt -c "SELECT exwiw_dump_jsonl(...)"` prints the .jsonl file.
+ * A writer (see exwiw.h) plugged into the shared streaming engine, as the
+ * SQL writer is: the engine checks the query, runs it, cuts chunks between
+ * rows and cleans up; this file only formats a row.  JSON Lines has nothing
+ * between or after rows but the newline the engine adds, so a stream of it
+ * printed one chunk a line is the .jsonl file.  Used by exwiw_dump_jsonl
+ * (dump.c), the subset export's jsonl files and the JSON Lines sink.
  *
  *-------------------------------------------------------------------------
  */
@@ -101,51 +97,4 @@ exwiw_jsonl_writer_create(const char *funcname, ArrayType *oid_columns,
 	jw->oid_columns = oid_columns;
 	jw->omit_nulls = omit_nulls;
 	return &jw->pub;
-}
-
-PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
-
-/*
- * exwiw_dump_jsonl
- *		SQL entry point, see the file header.
- */
-Datum
-exwiw_dump_jsonl(PG_FUNCTION_ARGS)
-{
-	FuncCallContext *funcctx;
-
-	if (SRF_IS_FIRSTCALL())
-	{
-		const char *fn = "exwiw_dump_jsonl";
-		int			chunk_bytes;
-		MemoryContext old;
-		ExwiwWriter *jw;
-		char	   *query;
-
-		exwiw_check_srf_context(fcinfo, fn);
-		exwiw_require_arg(fcinfo, 0, fn, "query");
-		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
-		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
-
-		funcctx = SRF_FIRSTCALL_INIT();
-		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
-									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
-									   PG_GETARG_BOOL(2));
-		{
-			ExwiwQuery	q = {0};
-
-			q.sql = query;
-			q.context = "exwiw_dump_jsonl, reading the query";
-			exwiw_srf_start(fcinfo, funcctx,
-							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
-											  chunk_bytes,
-											  funcctx->multi_call_memory_ctx));
-		}
-		MemoryContextSwitchTo(old);
-	}
-
-	funcctx = SRF_PERCALL_SETUP();
-	return exwiw_srf_next(fcinfo, funcctx);
 }
