@@ -237,6 +237,8 @@ exwiw_sql_escaped_length(const char *s, int len, bool insert)
 void
 exwiw_sql_frame_row_start(const ExwiwSqlFrame *f, StringInfo buf, uint64 rowno)
 {
+	Assert(f->header != NULL && f->header_len > 0);
+	Assert(f->header[f->header_len - 1] == '\n');
 	if (rowno == 0 && f->prologue)
 		appendStringInfoString(buf, f->prologue);
 	if (rowno == 0 ||

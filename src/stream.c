@@ -161,8 +161,11 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 		{
 			/*
 			 * Close this chunk.  The other buffer held the chunk returned by
-			 * the previous call, which the caller is done with by now.
+			 * the previous call, which the caller is done with by now.  A
+			 * closed chunk holds at least one whole row.
 			 */
+			Assert(buf->len > VARHDRSZ);
+			Assert(s->cur == 0 || s->cur == 1);
 			s->ready = s->cur;
 			s->cur = 1 - s->cur;
 			buf = &s->bufs[s->cur];
@@ -173,6 +176,8 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 			appendStringInfoChar(buf, '\n');
 	}
 	s->writer->row(s->writer, buf, slot, s->nrows);
+	/* a row always writes something: no chunk is ever empty */
+	Assert(buf->len > VARHDRSZ);
 	s->nrows++;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->rowcxt);
@@ -628,7 +633,11 @@ exwiw_stream_next(ExwiwStream *s)
 		Assert(s->qd != NULL);
 		run_executor(s);
 		if (s->stopped)
+		{
+			/* stopped only by a full chunk, after at least two rows */
+			Assert(s->nrows >= 2 && s->ready != s->cur);
 			return chunk_text(&s->bufs[s->ready]);
+		}
 		s->exhausted = true;
 		close_executor(s);
 	}
@@ -638,6 +647,7 @@ exwiw_stream_next(ExwiwStream *s)
 	if (s->nrows == 0)
 		return NULL;
 	buf = &s->bufs[s->cur];
+	Assert(buf->len > VARHDRSZ);	/* the last row is in it */
 	if (s->writer->finish)
 		s->writer->finish(s->writer, buf, s->nrows);
 	return chunk_text(buf);
