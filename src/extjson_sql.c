@@ -19,6 +19,7 @@
 #include "access/htup_details.h"
 #include "extjson.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
