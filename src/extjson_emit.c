@@ -87,7 +87,7 @@ exj_append_path(StringInfo s, const char *root, const ExjPathSeg *path)
  */
 bool
 exj_fail(ExjEmitState *st, const ExjPathSeg *path, ExjErrorKind kind,
-	 const char *fmt,...)
+		 const char *fmt,...)
 {
 	va_list		ap;
 	StringInfo	s = &st->err->path;
@@ -116,6 +116,7 @@ exj_fail_again(ExjEmitState *st, const ExjPathSeg *path, const char *prefix)
 	strlcpy(msg, st->err->msg, sizeof(msg));
 	return exj_fail(st, path, st->err->kind, "%s%s", prefix, msg);
 }
+
 /*
  * exj_emit_number
  *		A plain JSON number: Integer when written without fraction and
@@ -133,6 +134,7 @@ exj_emit_number(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 	exj_append_double(st->buf, strtod(node->str, NULL));
 	return true;
 }
+
 /*
  * exj_emit_plain
  *		An ordinary document: every key, in order, with its value.  With
@@ -140,7 +142,7 @@ exj_emit_number(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
  */
 bool
 exj_emit_plain(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool first,
-		   bool skip_ref_id)
+			   bool skip_ref_id)
 {
 	int			i;
 
@@ -148,7 +150,7 @@ exj_emit_plain(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool fir
 		appendStringInfoCharMacro(st->buf, '{');
 	for (i = 0; i < node->len; i++)
 	{
-		ExjPathSeg		seg = {path, node->keys[i], node->keylens[i], 0};
+		ExjPathSeg	seg = {path, node->keys[i], node->keylens[i], 0};
 
 		if (skip_ref_id && (exj_key_is(node->keys[i], node->keylens[i], "$ref") ||
 							exj_key_is(node->keys[i], node->keylens[i], "$id")))
@@ -164,6 +166,7 @@ exj_emit_plain(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool fir
 	appendStringInfoCharMacro(st->buf, '}');
 	return true;
 }
+
 /*
  * exj_emit_node
  *		Any value.
@@ -196,7 +199,7 @@ exj_emit_node(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 			appendStringInfoCharMacro(st->buf, '[');
 			for (i = 0; i < node->len; i++)
 			{
-				ExjPathSeg		seg = {path, NULL, 0, i};
+				ExjPathSeg	seg = {path, NULL, 0, i};
 
 				if (i > 0)
 					appendStringInfoCharMacro(st->buf, ',');
@@ -223,7 +226,7 @@ exj_emit_node(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 bool
 exj_emit(StringInfo buf, ExjNode *node, const char *root_path, ExjError *err)
 {
-	ExjEmitState	st;
+	ExjEmitState st;
 
 	st.buf = buf;
 	st.err = err;

@@ -94,6 +94,7 @@ sem_scalar(void *state, char *token, JsonTokenType tokentype)
 	pfree(token);
 	return EXWIW_JSON_ACTION_DONE;
 }
+
 /*
  * text_path
  *		The path, as "$.a.b[2]", of the token that starts at byte upto of
@@ -117,7 +118,7 @@ text_path(const char *json, int upto, StringInfo out)
 	Level	   *st = NULL;
 	int			cap = 0;
 	int			depth = 0;
-	ExjPathSeg    *segs;
+	ExjPathSeg *segs;
 	const ExjPathSeg *leaf = NULL;
 	int			i = 0;
 	int			n;
@@ -232,6 +233,7 @@ text_path(const char *json, int upto, StringInfo out)
 		pfree(st);
 	pfree(segs);
 }
+
 /*
  * exj_parse_json_text
  *		Parse json text (len bytes of UTF-8) into a tree that keeps key order
@@ -264,7 +266,8 @@ exj_parse_json_text(const char *json, int len, ExjNode **root, ExjError *err)
 		/*
 		 * Our own words, not json_errdetail(): some of its messages are
 		 * allocated and some are constants, so they cannot be freed safely.
-		 * (A json datum is valid JSON already; only de-escaping can exj_fail.)
+		 * (A json datum is valid JSON already; only de-escaping can
+		 * exj_fail.)
 		 */
 		switch (res)
 		{
@@ -299,6 +302,7 @@ exj_parse_json_text(const char *json, int len, ExjNode **root, ExjError *err)
 	*root = b.root;
 	return res == JSON_SUCCESS;
 }
+
 /* ---------------------------------------------------------------------
  * Fast path for json text without wrappers
  * ---------------------------------------------------------------------

@@ -36,6 +36,7 @@ static const char *const reserved_keys[] = {
 	"$regularExpression", "$dbPointer", "$date", "$minKey", "$maxKey",
 	"$undefined", NULL
 };
+
 /*
  * exj_key_is
  *		Does key (len bytes) equal the NUL-terminated word?
@@ -73,6 +74,7 @@ has_keys(ExjNode *node, const char *k1, const char *k2)
 		exj_find_key(node, k1) >= 0 && exj_find_key(node, k2) >= 0 &&
 		strcmp(k1, k2) != 0;
 }
+
 /*
  * exj_is_integer_text
  *		Is a NUMBER node an integer (no fraction, no exponent)?
@@ -116,6 +118,7 @@ parse_int64(const char *s, int len, int64 *out)
 	pfree(copy);
 	return ok;
 }
+
 /*
  * emit_double_string
  *		$numberDouble: "NaN", "Infinity", "-Infinity" or a decimal number
@@ -160,7 +163,7 @@ emit_double_string(ExjEmitState *st, ExjNode *v, const ExjPathSeg *path)
 	pfree(s);
 	if (!ok)
 		return exj_fail(st, path, EXJ_ERR_SYNTAX,
-					"invalid $numberDouble value \"%.*s\"", Min(v->len, 64), v->str);
+						"invalid $numberDouble value \"%.*s\"", Min(v->len, 64), v->str);
 	exj_append_double(st->buf, d);
 	return true;
 }
@@ -202,22 +205,22 @@ emit_binary(ExjEmitState *st, ExjNode *b64, ExjNode *type, const ExjPathSeg *pat
 		return exj_fail(st, path, EXJ_ERR_SYNTAX, "$binary subtype must be a string");
 	if (type->len < 1 || type->len > 2)
 		return exj_fail(st, path, EXJ_ERR_SYNTAX,
-					"invalid $binary subtype \"%.*s\": expected two hex digits",
-					Min(type->len, 64), type->str);
+						"invalid $binary subtype \"%.*s\": expected two hex digits",
+						Min(type->len, 64), type->str);
 	for (i = 0; i < type->len; i++)
 	{
 		int			h = hexval(type->str[i]);
 
 		if (h < 0)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $binary subtype \"%.*s\": expected two hex digits",
-						type->len, type->str);
+							"invalid $binary subtype \"%.*s\": expected two hex digits",
+							type->len, type->str);
 		subtype = subtype * 16 + h;
 	}
 	if (subtype > 0x09 && subtype < 0x80)
 		return exj_fail(st, path, EXJ_ERR_UNSUPPORTED,
-					"$binary subtype \"%.*s\" is reserved by BSON",
-					type->len, type->str);
+						"$binary subtype \"%.*s\" is reserved by BSON",
+						type->len, type->str);
 	initStringInfo(&data);
 	if (!exj_base64_decode(b64->str, b64->len, &data))
 	{
@@ -275,7 +278,7 @@ emit_date(ExjEmitState *st, ExjNode *v, const ExjPathSeg *path)
 	{
 		if (!exj_parse_iso_date(v->str, v->len, &usec))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $date string \"%.*s\"", Min(v->len, 64), v->str);
+							"invalid $date string \"%.*s\"", Min(v->len, 64), v->str);
 		exj_append_date_usec(st->buf, usec);
 		return true;
 	}
@@ -287,12 +290,13 @@ emit_date(ExjEmitState *st, ExjNode *v, const ExjPathSeg *path)
 		msnode = v;
 	if (msnode == NULL || !parse_int64(msnode->str, msnode->len, &ms))
 		return exj_fail(st, path, EXJ_ERR_SYNTAX,
-					"invalid $date value: expected an ISO-8601 string or milliseconds");
+						"invalid $date value: expected an ISO-8601 string or milliseconds");
 	if (ms > PG_INT64_MAX / 1000 || ms < PG_INT64_MIN / 1000)
 		return exj_fail(st, path, EXJ_ERR_RANGE, "$date is out of range");
 	exj_append_date_usec(st->buf, ms * 1000);
 	return true;
 }
+
 /*
  * check_reserved
  *		An ordinary document must not use a wrapper's key (the gem's
@@ -314,8 +318,8 @@ check_reserved(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 		for (k = 0; reserved_keys[k]; k++)
 			if (exj_key_is(key, len, reserved_keys[k]))
 				return exj_fail(st, path, EXJ_ERR_SYNTAX,
-							"document uses the reserved key \"%.*s\" but is not a valid Extended JSON wrapper",
-							Min(len, 64), key);
+								"document uses the reserved key \"%.*s\" but is not a valid Extended JSON wrapper",
+								Min(len, 64), key);
 	}
 	return true;
 }
@@ -342,8 +346,8 @@ check_dbref_rest(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 		if ((rest == 1 && exj_key_is(key, len, "$uuid")) ||
 			(rest == 2 && exj_key_is(key, len, "$regex") && exj_find_key(node, "$options") >= 0))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"a DBRef's other keys must not form an Extended JSON wrapper (\"%.*s\")",
-						Min(len, 64), key);
+							"a DBRef's other keys must not form an Extended JSON wrapper (\"%.*s\")",
+							Min(len, 64), key);
 	}
 	return true;
 }
@@ -367,7 +371,7 @@ emit_single(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 	{
 		if (v->kind != EXJ_STRING || !exj_is_oid_text(v->str, v->len))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $oid value: expected a string of 24 hex digits");
+							"invalid $oid value: expected a string of 24 hex digits");
 		exj_append_oid(buf, v->str);
 		return true;
 	}
@@ -377,8 +381,8 @@ emit_single(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX, "%.*s must be a string", klen, key);
 		if (!exj_append_int_text(buf, v->str, v->len, st->err))
 			return exj_fail_again(st, path, exj_key_is(key, klen, "$numberInt") ?
-							  "invalid $numberInt value: " :
-							  "invalid $numberLong value: ");
+								  "invalid $numberInt value: " :
+								  "invalid $numberLong value: ");
 		return true;
 	}
 	if (exj_key_is(key, klen, "$numberDouble"))
@@ -397,7 +401,7 @@ emit_single(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 	{
 		if (!has_keys(v, "base64", "subType"))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $binary value: expected {\"base64\": ..., \"subType\": ...}");
+							"invalid $binary value: expected {\"base64\": ..., \"subType\": ...}");
 		return emit_binary(st, v->items[exj_find_key(v, "base64")],
 						   v->items[exj_find_key(v, "subType")], path);
 	}
@@ -423,14 +427,14 @@ emit_single(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 
 		if (!has_keys(v, "t", "i"))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $timestamp value: expected {\"t\": ..., \"i\": ...}");
+							"invalid $timestamp value: expected {\"t\": ..., \"i\": ...}");
 		t = v->items[exj_find_key(v, "t")];
 		i = v->items[exj_find_key(v, "i")];
 		if (!exj_is_integer_text(t) || !exj_is_integer_text(i) ||
 			!parse_int64(t->str, t->len, &tv) || !parse_int64(i->str, i->len, &iv) ||
 			tv < 0 || tv > PG_UINT32_MAX || iv < 0 || iv > PG_UINT32_MAX)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $timestamp value: t and i must be unsigned 32-bit integers");
+							"invalid $timestamp value: t and i must be unsigned 32-bit integers");
 		appendStringInfo(buf, "{\"$timestamp\":{\"t\":" INT64_FORMAT ",\"i\":" INT64_FORMAT "}}",
 						 tv, iv);
 		return true;
@@ -442,12 +446,12 @@ emit_single(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 
 		if (!has_keys(v, "pattern", "options"))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $regularExpression value: expected {\"pattern\": ..., \"options\": ...}");
+							"invalid $regularExpression value: expected {\"pattern\": ..., \"options\": ...}");
 		p = v->items[exj_find_key(v, "pattern")];
 		o = v->items[exj_find_key(v, "options")];
 		if (p->kind != EXJ_STRING || o->kind != EXJ_STRING)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $regularExpression value: pattern and options must be strings");
+							"invalid $regularExpression value: pattern and options must be strings");
 		appendStringInfoString(buf, "{\"$regularExpression\":{\"pattern\":");
 		exj_append_string(buf, p->str, p->len);
 		appendStringInfoString(buf, ",\"options\":");
@@ -459,13 +463,13 @@ emit_single(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 	{
 		ExjNode    *ref,
 				   *id;
-		ExjPathSeg		seg = {path, key, klen, 0};
+		ExjPathSeg	seg = {path, key, klen, 0};
 
 		if (!has_keys(v, "$ref", "$id") ||
 			(ref = v->items[exj_find_key(v, "$ref")])->kind != EXJ_STRING ||
 			(id = v->items[exj_find_key(v, "$id")])->kind != EXJ_OBJECT)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $dbPointer value: expected {\"$ref\": <string>, \"$id\": <ObjectId>}");
+							"invalid $dbPointer value: expected {\"$ref\": <string>, \"$id\": <ObjectId>}");
 		appendStringInfoString(buf, "{\"$dbPointer\":{\"$ref\":");
 		exj_append_string(buf, ref->str, ref->len);
 		appendStringInfoString(buf, ",\"$id\":");
@@ -518,16 +522,16 @@ emit_pair(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool *handled
 	{
 		ExjNode    *code,
 				   *scope;
-		ExjPathSeg		seg = {path, "$scope", 6, 0};
+		ExjPathSeg	seg = {path, "$scope", 6, 0};
 
 		if (!has_keys(node, "$code", "$scope"))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $code value: only $scope may go with $code");
+							"invalid $code value: only $scope may go with $code");
 		code = node->items[exj_find_key(node, "$code")];
 		scope = node->items[exj_find_key(node, "$scope")];
 		if (code->kind != EXJ_STRING || scope->kind != EXJ_OBJECT)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $code value: expected a string $code and a document $scope");
+							"invalid $code value: expected a string $code and a document $scope");
 		appendStringInfoString(buf, "{\"$code\":");
 		exj_append_string(buf, code->str, code->len);
 		appendStringInfoString(buf, ",\"$scope\":");
@@ -540,7 +544,7 @@ emit_pair(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool *handled
 	{
 		if (!has_keys(node, "$binary", "$type"))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $binary value: only $type may go with a legacy $binary");
+							"invalid $binary value: only $type may go with a legacy $binary");
 		return emit_binary(st, node->items[exj_find_key(node, "$binary")],
 						   node->items[exj_find_key(node, "$type")], path);
 	}
@@ -551,14 +555,14 @@ emit_pair(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool *handled
 
 		if (!has_keys(node, "$regex", "$options"))
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $regex value: only $options may go with $regex");
+							"invalid $regex value: only $options may go with $regex");
 		re = node->items[exj_find_key(node, "$regex")];
 		opt = node->items[exj_find_key(node, "$options")];
 		if (re->kind == EXJ_OBJECT)
 		{
 			/* a query operator, {"$regex": {"$regularExpression": ...}} */
-			ExjPathSeg		rseg = {path, "$regex", 6, 0};
-			ExjPathSeg		oseg = {path, "$options", 8, 0};
+			ExjPathSeg	rseg = {path, "$regex", 6, 0};
+			ExjPathSeg	oseg = {path, "$options", 8, 0};
 
 			appendStringInfoString(buf, "{\"$regex\":");
 			if (!exj_emit_node(st, re, &rseg))
@@ -571,7 +575,7 @@ emit_pair(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool *handled
 		}
 		if (re->kind != EXJ_STRING || opt->kind != EXJ_STRING)
 			return exj_fail(st, path, EXJ_ERR_SYNTAX,
-						"invalid $regex value: $regex and $options must be strings");
+							"invalid $regex value: $regex and $options must be strings");
 		appendStringInfoString(buf, "{\"$regularExpression\":{\"pattern\":");
 		exj_append_string(buf, re->str, re->len);
 		appendStringInfoString(buf, ",\"options\":");
@@ -582,6 +586,7 @@ emit_pair(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool *handled
 	*handled = false;
 	return false;
 }
+
 /*
  * exj_emit_object
  *		An object: a wrapper, a DBRef or an ordinary document.
@@ -604,7 +609,7 @@ exj_emit_object(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 	if (ref >= 0 && id >= 0 && node->items[ref]->kind == EXJ_STRING &&
 		exj_find_key(node, "$db") < 0)
 	{
-		ExjPathSeg		seg = {path, "$id", 3, 0};
+		ExjPathSeg	seg = {path, "$id", 3, 0};
 
 		if (!check_dbref_rest(st, node, path))
 			return false;
