@@ -837,7 +837,24 @@ batch_seed(Planner *pl, int ti)
 	initStringInfo(&s);
 	subset_append_match(&s, planner_alias(t), &t->pk, sub.data, &t->pk);
 	pl->seed[ti] = s.data;
-	pl->seed_from[ti] = pl->seed_where[ti] = NULL;
+
+	/* the same as a join: the set holds each key once (seed_as_join) */
+	initStringInfo(&s);
+	appendStringInfo(&s, "%s JOIN (SELECT ", subset_relation_sql(t));
+	for (int k = 0; k < t->pk.n; k++)
+		appendStringInfo(&s, "%s%s.%s AS exwiw_key%d", k > 0 ? ", " : "",
+						 set->name, quote_identifier(t->pk.names[k]), k + 1);
+	appendStringInfo(&s, " FROM %s) AS exwiw_k ON ", set->name);
+	for (int k = 0; k < t->pk.n; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(&s, " AND ");
+		subset_append_eq(&s, psprintf("%s.%s", planner_alias(t), quote_identifier(t->pk.names[k])),
+						 t->pk.typids[k], psprintf("exwiw_k.exwiw_key%d", k + 1),
+						 t->pk.typids[k]);
+	}
+	pl->seed_from[ti] = s.data;
+	pl->seed_where[ti] = pstrdup("true");
 	pl->seed_frag[ti] = false;
 	pl->seed_deps[ti] = list_make1_int(pl->sset[ti]);
 }
