@@ -201,14 +201,14 @@ prepare_set_query(SubsetSet *set)
 }
 
 /*
- * run_set_query
- *		Run the query of set, planned now, appending its rows to ts.
- *		Returns a copy of its result descriptor in cxt.
+ * run_planned_set
+ *		Run plan, the query of set, appending its rows to ts.  Returns a
+ *		copy of its result descriptor in cxt.
  */
 static TupleDesc
-run_set_query(SubsetSet *set, Tuplestorestate *ts, MemoryContext cxt)
+run_planned_set(SubsetSet *set, SPIPlanPtr plan, Tuplestorestate *ts,
+				MemoryContext cxt)
 {
-	SPIPlanPtr	plan = prepare_set_query(set);
 	CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
 	DestReceiver *dest = CreateDestReceiver(DestTuplestore);
 	SPIExecuteOptions opts;
@@ -233,6 +233,20 @@ run_set_query(SubsetSet *set, Tuplestorestate *ts, MemoryContext cxt)
 	desc = CreateTupleDescCopy(src->resultDesc);
 	MemoryContextSwitchTo(old);
 	dest->rDestroy(dest);
+	return desc;
+}
+
+/*
+ * run_set_query
+ *		Plan the query of set now and run it, appending its rows to ts.
+ *		Returns a copy of its result descriptor in cxt.
+ */
+static TupleDesc
+run_set_query(SubsetSet *set, Tuplestorestate *ts, MemoryContext cxt)
+{
+	SPIPlanPtr	plan = prepare_set_query(set);
+	TupleDesc	desc = run_planned_set(set, plan, ts, cxt);
+
 	SPI_freeplan(plan);
 	return desc;
 }
@@ -316,9 +330,10 @@ sorted_source(SubsetRun *run, SubsetSet *set, MemoryContext cxt)
  *		alone; its rows are appended with the batch number as a last
  *		column.  The slices partition the source, and the chain follows one
  *		belongs_to per row, so each row is found in exactly one batch: the
- *		union is the set the query computes at once.  Each batch is planned
- *		for its slice, so it reads the foreign key indexes however many rows
- *		the whole scope holds.  Memory: one slice and the chain's sets of one
+ *		union is the set the query computes at once.  The queries are
+ *		planned at the first batch, for a slice, so they read the foreign
+ *		key indexes however many rows the whole scope holds, and the plans
+ *		serve every batch.  Memory: one slice and the chain's sets of one
  *		batch, freed after it; tuplestores spill to disk past work_mem.
  */
 static void
@@ -338,6 +353,8 @@ compute_batched_set(SubsetRun *run, int i)
 	bool	   *nulls;
 	int			batch = 0;
 	int			nbatches;
+	int			nchain = list_length(set->batch_chain);
+	SPIPlanPtr *plans = palloc0(sizeof(SPIPlanPtr) * (nchain + 1));
 	ListCell   *lc;
 
 	/* the descriptor of the set's query, and of the set: one more column */
@@ -391,22 +408,31 @@ compute_batched_set(SubsetRun *run, int i)
 		}
 		batch++;
 
-		/* the slice in place of the source, then the chain from it */
+		/*
+		 * The slice in place of the source, then the chain from it.  The
+		 * queries are planned at the first batch, for a slice, and the plans
+		 * serve every batch: a plan finds the sets by name when it runs.
+		 */
 		swap_set(make_set(src->md.name, src->md.tupdesc, slice, batchcxt));
 		foreach(lc, set->batch_chain)
 		{
 			int			c = lfirst_int(lc);
 			SubsetSet  *cs = &run->plan->sets[c];
 			Tuplestorestate *ts;
+			int			k = foreach_current_index(lc);
 
 			old = MemoryContextSwitchTo(batchcxt);
 			ts = tuplestore_begin_heap(false, false, work_mem);
 			MemoryContextSwitchTo(old);
-			(void) run_set_query(cs, ts, batchcxt);
+			if (plans[k] == NULL)
+				plans[k] = prepare_set_query(cs);
+			(void) run_planned_set(cs, plans[k], ts, batchcxt);
 			swap_set(make_set(cs->name, run->enrs[c]->md.tupdesc, ts, batchcxt));
 			temps = lappend(temps, ts);
 		}
-		(void) run_set_query(set, found, batchcxt);
+		if (plans[nchain] == NULL)
+			plans[nchain] = prepare_set_query(set);
+		(void) run_planned_set(set, plans[nchain], found, batchcxt);
 
 		/* the rows found, with the batch number */
 		while (tuplestore_gettupleslot(found, true, false, rowslot))
@@ -436,6 +462,9 @@ compute_batched_set(SubsetRun *run, int i)
 		tuplestore_end(found);
 		MemoryContextReset(batchcxt);
 	}
+	for (int k = 0; k <= nchain; k++)
+		if (plans[k] != NULL)
+			SPI_freeplan(plans[k]);
 	ExecDropSingleTupleTableSlot(srcslot);
 	ExecDropSingleTupleTableSlot(rowslot);
 	tuplestore_end(sorted);
