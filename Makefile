@@ -1,6 +1,7 @@
 # exwiw: PGXS build.
 #
-#   make && make install          build and install against pg_config
+#   make && make install          build and install the extension and the exwiw
+#                                 client (client/) against pg_config
 #   make installcheck             run the pg_regress suite against a server
 #   test/run                      everything, in a throwaway cluster (see README)
 
@@ -20,3 +21,20 @@ PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The command-line client (client/, its own PGXS makefile with PROGRAM),
+# built and installed with the extension.
+all: client
+install: install-client
+clean: clean-client
+
+client:
+	$(MAKE) -C client PG_CONFIG=$(PG_CONFIG)
+
+install-client: client
+	$(MAKE) -C client install PG_CONFIG=$(PG_CONFIG)
+
+clean-client:
+	$(MAKE) -C client clean PG_CONFIG=$(PG_CONFIG)
+
+.PHONY: client install-client clean-client

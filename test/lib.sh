@@ -2,9 +2,11 @@
 # test/lib.sh: shared shell helpers for exwiw's scripts (sourced, not run).
 #
 # exwiw_setup            install build/test dependencies with apt-get (root)
-# exwiw_tmp_install DIR  build exwiw and install it into a private copy of
-#                        PostgreSQL under DIR, the way "make check" does, so
-#                        parallel checkouts never share an installed .so
+# exwiw_tmp_install DIR  build exwiw (the extension and the client) and
+#                        install it into a private copy of PostgreSQL under
+#                        DIR, the way "make check" does, so parallel
+#                        checkouts never share an installed .so; the exwiw
+#                        client lands in $EXWIW_BIN
 # exwiw_cluster_start DIR PORT   initdb + start a throwaway cluster as a
 #                        non-root OS user; exports PGHOST/PGPORT/PGUSER
 # exwiw_cluster_stop DIR stop it (also registered as an EXIT trap)
@@ -17,7 +19,8 @@ PG_BASE=/usr/lib/postgresql/$PG_MAJOR
 PG_SHARE=/usr/share/postgresql/$PG_MAJOR
 
 EXWIW_PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
-  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev"
+  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev
+  libpq-dev libyaml-dev tmux time"
 
 exwiw_log() { printf '==> %s\n' "$*" >&2; }
 
