@@ -16,8 +16,10 @@
  *	json.c			a small JSON tree: parse (libpgcommon's JSON lexer),
  *					print as Ruby's JSON.pretty_generate does
  *	connection.c	connections, server messages, errors, cancel on signal
- *	export.c		the export subcommand: plan, deal files to workers,
- *					run them on one snapshot
+ *	export.c		the export subcommand: run the files on one snapshot,
+ *					with one connection or several
+ *	parallel.c		the plan as the client sees it (files, row sets,
+ *					sizes), and the files dealt to the workers
  *	stream.c		one connection's stream of (file, chunk) rows into
  *					files, many connections multiplexed
  *	outdir.c		the output directory: temporary directory, fsync,
@@ -307,6 +309,47 @@ typedef struct StreamSink
 extern void stream_run(ExportStream *streams, int n, const StreamSink *sink);
 extern long count_rows_in_chunk(int format, const char *chunk, size_t len,
 								int *copy_state);
+
+/* ---------------------------------------------------------------- */
+/* parallel.c                                                         */
+/* ---------------------------------------------------------------- */
+
+/* A row set of the plan (exwiw_s_3, ...): computed by every worker that
+ * needs it. */
+typedef struct PlanSet
+{
+	char	   *name;
+	char	   *table;
+	double		cost;			/* modelled: its table's size */
+} PlanSet;
+
+/* A file of the plan. */
+typedef struct PlanFile
+{
+	int			seq;
+	char	   *table;
+	char	   *rule;
+	char	   *query;
+	double		cost;			/* modelled: its table's size (scaled) */
+	double		rows;			/* estimated rows (scaled), < 0 unknown */
+	double		standalone;		/* cost with every set it needs */
+	int			nneed;
+	int		   *need;			/* the sets it needs, transitively */
+	int			worker;
+} PlanFile;
+
+typedef struct ExportPlan
+{
+	int			nfiles;
+	PlanFile   *files;
+	int			nsets;
+	PlanSet    *sets;
+} ExportPlan;
+
+extern ExportPlan *plan_export(PGconn *conn, const char *nsp,
+							   const char *const *params, int nids,
+							   const char *target);
+extern int	deal_files(ExportPlan *plan, int jobs);
 
 /* ---------------------------------------------------------------- */
 /* progress.c                                                         */

@@ -16,7 +16,7 @@
  * shown as "exwiw: warning: ..."; NOTICEs only with --log-level=debug or on
  * a terminal.
  *
- * Cancel: SIGINT and SIGTERM send a cancel request (PQcancel, safe in a
+ * Cancel: SIGINT, SIGTERM and SIGHUP send a cancel request (PQcancel, safe in a
  * signal handler) on every registered connection and stop a pg_dump
  * child; the main loops see exwiw_cancel_signal and exit with 128 + the
  * signal (130 for Ctrl-C), and outdir.c's exit handler removes the
@@ -82,6 +82,9 @@ setup_cancel_handler_multi(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a closed stderr must not kill us before the cleanup */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /*
@@ -96,6 +99,7 @@ block_signals(sigset_t *old)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
@@ -173,7 +177,8 @@ exit_if_cancelled(void)
 	{
 		int			sig = exwiw_cancel_signal;
 
-		pg_log_error("canceled by %s", sig == SIGINT ? "user (SIGINT)" : "signal (SIGTERM)");
+		pg_log_error("canceled by %s", sig == SIGINT ? "user (SIGINT)" :
+					 sig == SIGHUP ? "signal (SIGHUP)" : "signal (SIGTERM)");
 		exit(EXIT_CANCELLED(sig));
 	}
 }

@@ -18,16 +18,10 @@
  * from one consistent view, and each file is written by one connection,
  * whole, so the directory is byte-identical to -j 1.
  *
- * Shares: the files are dealt largest first, each to the connection with
- * the least work so far (longest processing time first).  A file's size
- * is estimated from the catalog, not by running anything: the table's
- * pg_relation_size() (summed over a partition tree), scaled by the share
- * of the target's rows the ids select (ids / the target's reltuples) for
- * every file but those the plan exports in full ("unrelated to the
- * target").  exwiw_explain() gives the planner's own row estimates, but it
- * computes the export's row sets to do so, which costs a good part of the
- * export itself (seconds for a large one), so it is left to the explain
- * subcommand.  The same estimates feed the progress display.
+ * Shares: parallel.c deals the files so that the largest worker's work is
+ * smallest, counting the row sets each worker must compute for its files
+ * as well as the files themselves, with sizes from the catalog.  The same
+ * estimates feed the progress display.
  *
  * --with-schema: pg_dump --schema-only runs as a child, on the same
  * snapshot (--snapshot), while the data streams; its output is made
@@ -39,17 +33,6 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* An export's file, as the plan lists it. */
-typedef struct PlanFile
-{
-	int			seq;
-	char	   *table;
-	char	   *rule;
-	double		bytes;			/* estimated relation bytes (scaled) */
-	double		rows;			/* estimated rows (scaled), < 0 unknown */
-	int			worker;
-} PlanFile;
 
 /* What the callbacks of stream.c need. */
 typedef struct ExportRun
@@ -109,120 +92,6 @@ seq_of_file_name(const char *name)
 	if (strncmp(name, "insert-", 7) != 0 || name[7] < '0' || name[7] > '9')
 		return -1;
 	return atoi(name + 7);
-}
-
-/*
- * plan_files
- *		The files of the export, in order, with their size estimates.
- */
-static PlanFile *
-plan_files(PGconn *conn, const char *nsp, const char *const *params, int nids,
-		   const char *target, int *nfiles)
-{
-	char	   *sql;
-	PGresult   *res;
-	PlanFile   *files;
-	double		target_rows = -1;
-	double		scale = 1.0;
-	int			i;
-
-	sql = psprintf("SELECT p.seq, p.table_name, p.rule, s.bytes, s.tuples "
-				   "FROM %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb) p "
-				   "LEFT JOIN LATERAL ("
-				   " SELECT pg_catalog.sum(pg_catalog.pg_relation_size(t.relid))::float8 AS bytes,"
-				   "  CASE WHEN pg_catalog.bool_and(c.reltuples >= 0)"
-				   "   THEN pg_catalog.sum(c.reltuples)::float8 END AS tuples"
-				   " FROM pg_catalog.pg_partition_tree(pg_catalog.to_regclass("
-				   "  CASE WHEN pg_catalog.strpos(p.table_name, '.') > 0"
-				   "   THEN pg_catalog.quote_ident(pg_catalog.split_part(p.table_name, '.', 1)) || '.' ||"
-				   "        pg_catalog.quote_ident(pg_catalog.split_part(p.table_name, '.', 2))"
-				   "   ELSE pg_catalog.quote_ident(p.table_name) END)) t"
-				   " JOIN pg_catalog.pg_class c ON c.oid = t.relid) s ON true "
-				   "WHERE p.seq IS NOT NULL ORDER BY p.seq", nsp);
-	res = exec_params_checked(conn, sql, 3, params, NULL);
-	*nfiles = PQntuples(res);
-	files = pg_malloc0(sizeof(PlanFile) * (*nfiles + 1));
-	for (i = 0; i < *nfiles; i++)
-	{
-		PlanFile   *f = &files[i];
-
-		f->seq = atoi(PQgetvalue(res, i, 0));
-		f->table = pg_strdup(PQgetvalue(res, i, 1));
-		f->rule = pg_strdup(PQgetvalue(res, i, 2));
-		f->bytes = PQgetisnull(res, i, 3) ? 0 : strtod(PQgetvalue(res, i, 3), NULL);
-		f->rows = PQgetisnull(res, i, 4) ? -1 : strtod(PQgetvalue(res, i, 4), NULL);
-		if (strcmp(f->table, target) == 0)
-			target_rows = f->rows;
-	}
-	PQclear(res);
-
-	/* a subset of the target's rows selects about that share of the rest */
-	if (target_rows > 0 && nids < target_rows)
-		scale = nids / target_rows;
-	for (i = 0; i < *nfiles; i++)
-	{
-		if (strncmp(files[i].rule, "unrelated", 9) == 0)
-			continue;
-		files[i].bytes *= scale;
-		if (files[i].rows >= 0)
-			files[i].rows = Max(files[i].rows * scale, strcmp(files[i].table, target) == 0 ? nids : 0);
-	}
-	return files;
-}
-
-/*
- * bytes_desc
- *		qsort: largest estimate first, then file order.
- */
-static int
-bytes_desc(const void *a, const void *b)
-{
-	const PlanFile *x = *(PlanFile *const *) a;
-	const PlanFile *y = *(PlanFile *const *) b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return x->seq - y->seq;
-}
-
-/*
- * deal_files
- *		Each file to a worker: largest first, to the least loaded one.
- */
-static void
-deal_files(PlanFile *files, int nfiles, ExportStream *streams, int jobs)
-{
-	PlanFile  **order = pg_malloc(sizeof(PlanFile *) * nfiles);
-	double	   *load = pg_malloc0(sizeof(double) * jobs);
-	int			i,
-				w;
-
-	for (i = 0; i < nfiles; i++)
-		order[i] = &files[i];
-	qsort(order, nfiles, sizeof(PlanFile *), bytes_desc);
-	for (i = 0; i < nfiles; i++)
-	{
-		int			best = 0;
-
-		for (w = 1; w < jobs; w++)
-			if (load[w] < load[best])
-				best = w;
-		/* a file of unknown or zero size still counts for something */
-		load[best] += Max(order[i]->bytes, 8192.0);
-		order[i]->worker = best;
-	}
-	for (w = 0; w < jobs; w++)
-	{
-		streams[w].share = pg_malloc(sizeof(int) * nfiles);
-		streams[w].nshare = 0;
-		for (i = 0; i < nfiles; i++)	/* in file order */
-			if (files[i].worker == w)
-				streams[w].share[streams[w].nshare++] = files[i].seq;
-		pg_log_debug("worker %d: %d files, about %.0f bytes of tables", w + 1,
-					 streams[w].nshare, load[w]);
-	}
-	pg_free(order);
-	pg_free(load);
 }
 
 /*
@@ -383,7 +252,7 @@ run_export(CliOptions *opts)
 	PGconn	   *conn0;
 	PGresult   *res;
 	char	   *snapshot = NULL;
-	PlanFile   *files = NULL;
+	ExportPlan *plan = NULL;
 	int			nfiles = 0;
 	int			jobs = opts->jobs;
 	bool		show_progress = !opts->quiet && isatty(fileno(stderr)) &&
@@ -429,9 +298,9 @@ run_export(CliOptions *opts)
 	}
 	if (need_plan)
 	{
-		files = plan_files(conn0, nsp, params, def->nids, opts->target_table, &nfiles);
-		if (jobs > nfiles)
-			jobs = Max(nfiles, 1);
+		plan = plan_export(conn0, nsp, params, def->nids, opts->target_table);
+		nfiles = plan->nfiles;
+		jobs = deal_files(plan, jobs);
 	}
 	else
 		jobs = 1;
@@ -439,7 +308,17 @@ run_export(CliOptions *opts)
 	streams = pg_malloc0(sizeof(ExportStream) * jobs);
 	streams[0].conn = conn0;
 	if (need_plan)
-		deal_files(files, nfiles, streams, jobs);
+	{
+		for (i = 0; i < jobs; i++)
+		{
+			int			k;
+
+			streams[i].share = pg_malloc(sizeof(int) * (nfiles + 1));
+			for (k = 0; k < nfiles; k++)
+				if (plan->files[k].worker == i)
+					streams[i].share[streams[i].nshare++] = plan->files[k].seq;
+		}
+	}
 
 	temp = outdir_create_temp(opts->output_dir);
 	if (opts->with_schema)
@@ -483,10 +362,10 @@ run_export(CliOptions *opts)
 		pfiles = pg_malloc0(sizeof(ProgressFile) * (nfiles + 1));
 		for (i = 0; i < nfiles; i++)
 		{
-			pfiles[i].seq = files[i].seq;
-			pfiles[i].table = files[i].table;
-			pfiles[i].est_rows = files[i].rows;
-			pfiles[i].est_bytes = files[i].bytes;
+			pfiles[i].seq = plan->files[i].seq;
+			pfiles[i].table = plan->files[i].table;
+			pfiles[i].est_rows = plan->files[i].rows;
+			pfiles[i].est_bytes = plan->files[i].cost;
 		}
 	}
 	run.progress = progress_start(pfiles, nfiles, show_progress);
