@@ -321,6 +321,8 @@ report_result_error(const PGresult *res, const char *what)
 		pg_log_error_detail("%s", detail);
 	if (hint)
 		pg_log_error_hint("%s", hint);
+	if (hint && strstr(hint, "allow_undecided => true") != NULL)
+		pg_log_error_hint("With the exwiw client, --allow-undecided exports them unmasked.");
 	if (context)
 		pg_log_debug("context: %s", context);
 	if (state)

@@ -297,8 +297,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	argc -= first - 1;
 	argv += first - 1;
 	optind = 1;
+	opterr = 0;					/* our own messages, "exwiw: error: ..." */
 
-	while ((c = getopt_long(argc, argv, "h:p:u:U:o:c:a:d:j:qvV?", long_options,
+	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvV?", long_options,
 							&optindex)) != -1)
 	{
 		switch (c)
@@ -419,7 +420,15 @@ parse_options(int argc, char **argv, CliOptions *opts)
 					usage();
 					exit(0);
 				}
-				/* getopt_long printed the problem */
+				if (optopt != 0 && optopt != '?')
+					pg_log_error("invalid option -- '%c'", optopt);
+				else
+					pg_log_error("unrecognized or ambiguous option \"%s\"", argv[optind - 1]);
+				pg_log_error_hint("Try \"exwiw --help\" for more information.");
+				exit(1);
+				break;
+			case ':':
+				pg_log_error("option \"%s\" requires an argument", argv[optind - 1]);
 				pg_log_error_hint("Try \"exwiw --help\" for more information.");
 				exit(1);
 				break;

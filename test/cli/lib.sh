@@ -58,9 +58,9 @@ expect_error() {
 	local label=$1 pattern=$2
 	shift 2
 	local before after rc=0
-	before=$(cd "$work" && ls -A | grep -v '^\.std' | LC_ALL=C sort)
+	before=$(cd "$work" && ls -A | { grep -v '^\.std' || true; } | LC_ALL=C sort)
 	"$@" >"$work/.stdout" 2>"$work/.stderr" </dev/null || rc=$?
-	after=$(cd "$work" && ls -A | grep -v '^\.std' | LC_ALL=C sort)
+	after=$(cd "$work" && ls -A | { grep -v '^\.std' || true; } | LC_ALL=C sort)
 	if [ $rc -eq 0 ]; then
 		not_ok "$label: exit status 0"
 	elif ! grep -qE "^exwiw: error: .*($pattern)" "$work/.stderr"; then
