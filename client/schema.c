@@ -625,9 +625,20 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 			{
 				StringInfoData s;
 
+				JsonValue  *fk = json_get(bts->items[i], "foreign_key");
+				int			k;
+
 				initStringInfo(&s);
-				appendStringInfo(&s, "%s.", name);
-				json_print_compact(&s, json_get(bts->items[i], "foreign_key"));
+				if (fk && fk->kind == JV_STRING)
+					appendStringInfo(&s, "%s.%s", name, fk->str);
+				else
+				{
+					/* a composite key: table.(a, b) */
+					appendStringInfo(&s, "%s.(", name);
+					for (k = 0; fk && fk->kind == JV_ARRAY && k < fk->n; k++)
+						appendStringInfo(&s, "%s%s", k ? ", " : "", fk->items[k]->str ? fk->items[k]->str : "?");
+					appendStringInfoChar(&s, ')');
+				}
 				appendStringInfo(&s, " -> %s", json_get_string(bts->items[i], "table_name"));
 				list_add(&added_bts, s.data);
 			}
