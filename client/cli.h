@@ -373,6 +373,7 @@ typedef struct Progress Progress;
 
 extern Progress *progress_start(ProgressFile *files, int nfiles, bool enabled);
 extern void progress_file_started(Progress *p, int seq, const char *name);
+extern void progress_file_pending(Progress *p, int seq);
 extern void progress_file_update(Progress *p, int seq, long rows, long bytes);
 extern void progress_file_done(Progress *p, int seq);
 extern void progress_tick(Progress *p, bool force);

@@ -155,6 +155,21 @@ on_tick(void *arg)
 		if (s->file.name != NULL && s->file.fd >= 0)
 			progress_file_update(run->progress, seq_of_file_name(s->file.name),
 								 s->file.rows, s->file.bytes);
+		else if (!s->done)
+		{
+			/* between files: the next one of the share is being prepared */
+			int			last = s->file.name ? seq_of_file_name(s->file.name) : 0;
+			int			j;
+
+			for (j = 0; j < s->nshare; j++)
+			{
+				if (s->share[j] > last)
+				{
+					progress_file_pending(run->progress, s->share[j]);
+					break;
+				}
+			}
+		}
 		if (s->done)
 		{
 			int			j;

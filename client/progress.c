@@ -227,6 +227,24 @@ progress_file_started(Progress *p, int seq, const char *name)
 	if (f == NULL)
 		return;
 	f->file_name = pg_strdup(name);
+	if (f->state == 0)
+		f->started = now_seconds();
+	f->state = 1;
+}
+
+/*
+ * progress_file_pending
+ *		A connection is working on this file, whose first rows have not
+ *		come yet (the server is computing the row sets it reads, or its
+ *		first chunk): show it as running, named by its table.
+ */
+void
+progress_file_pending(Progress *p, int seq)
+{
+	ProgressFile *f = find_file(p, seq);
+
+	if (f == NULL || f->state != 0)
+		return;
 	f->state = 1;
 	f->started = now_seconds();
 }
@@ -256,8 +274,15 @@ file_line(char *buf, size_t len, const ProgressFile *f, double now)
 	char		rows[32],
 				est[32],
 				bytes[32],
-				rate[32];
+				rate[32],
+				label[300];
 	double		secs = (f->state == 2 ? f->finished : now) - f->started;
+
+	/* before its first chunk, a file is named by its number and table */
+	if (f->file_name)
+		snprintf(label, sizeof(label), "%s", f->file_name);
+	else
+		snprintf(label, sizeof(label), "#%d %s", f->seq, f->table);
 
 	format_count(rows, sizeof(rows), f->rows);
 	format_estimate(est, sizeof(est), f->est_rows);
@@ -265,10 +290,10 @@ file_line(char *buf, size_t len, const ProgressFile *f, double now)
 	format_bytes(rate, sizeof(rate), secs > 0.001 ? f->bytes / secs : 0);
 	if (f->state == 2)
 		snprintf(buf, len, "  %-34s %12s rows %10s  %6.2f s  done",
-				 f->file_name, rows, bytes, secs);
+				 label, rows, bytes, secs);
 	else
 		snprintf(buf, len, "  %-34s %12s / %-7s rows %10s  %10s/s",
-				 f->file_name, rows, est, bytes, rate);
+				 label, rows, est, bytes, rate);
 }
 
 /*
