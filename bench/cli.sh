@@ -21,6 +21,14 @@
 #                           byte per read() call); run once for all shops
 #   exwiw -j 1              the client: the directory, fsynced, renamed
 #   exwiw -j 2              two connections on one exported snapshot
+#   exwiw -j 2, by hand     the same with the files dealt by hand
+#                           (EXWIW_DEAL=2,3,4,7,8/1,5,6,9: the best deal
+#                           measured on this dataset), for comparison
+#
+# The backends' CPU time is read from the server log (log_statement_stats)
+# for the all-shops exports: -j 1's export, and each -j 2 worker's.  The
+# largest worker's CPU against -j 1's is the speedup two idle cores would
+# give, whatever else the machine runs meanwhile.
 #
 # It checks that the loop's, -j 1's and -j 2's directories are identical,
 # and prints the ratios against the goals: exwiw -j 1 within 1.1x of psql
@@ -117,11 +125,33 @@ export -f query psql_alone psql_fetch shell_loop
 export out cfg
 
 cli() {
-	local ids=$1 jobs=$2
-	exwiw --target-table=shops --ids="$ids" --schema-dir="$dir/schema" --allow-undecided \
-		-j "$jobs" -o "$out/j$jobs" --force --quiet
+	local ids=$1 jobs=$2 deal=${3:-}
+	EXWIW_DEAL=$deal PGOPTIONS="$PGOPTIONS -c log_statement_stats=on" \
+		exwiw --target-table=shops --ids="$ids" --schema-dir="$dir/schema" --allow-undecided \
+		-j "$jobs" -o "$out/j$jobs${deal:+d}" --force --quiet
 }
 export -f cli
+
+# backend_cpu FROM_LINE: the CPU seconds (user + system) of each export
+# statement logged since that line of the server log, one per line
+backend_cpu() {
+	tail -n +"$1" "$dir/server.log" | grep -A1 'EXECUTE MESSAGE STATISTICS' |
+		awk '/s user,/ { c = $2 + $5; if (c > 0.05) printf "%.2f\n", c }'
+}
+declare -A cpu_max cpu_sum
+# measure_cli KEY IDS JOBS [DEAL]: measure, and keep the run's backend CPU
+measure_cli() {
+	local key=$1 from
+	from=$(($(wc -l <"$dir/server.log") + 1))
+	measure "$key" bash -c "cli '$2' $3 '${4:-}'"
+	local max sum
+	max=$(backend_cpu "$from" | sort -g | tail -1)
+	sum=$(backend_cpu "$from" | awk '{ s += $1 } END { printf "%.2f", s }')
+	if [ -z "${cpu_max[$key]:-}" ] || [ "$(echo "$max < ${cpu_max[$key]}" | bc)" -eq 1 ]; then
+		cpu_max[$key]=$max
+		cpu_sum[$key]=$sum
+	fi
+}
 export dir
 
 load() { uptime | sed 's/.*load average/load average/'; }
@@ -137,15 +167,17 @@ for scope in one all; do
 	for r in $(seq 1 "$runs"); do
 		measure "$scope psql" bash -c "psql_alone '$ids'"
 		measure "$scope psql64" bash -c "psql_fetch '$ids'"
-		measure "$scope j1" bash -c "cli '$ids' 1"
-		measure "$scope j2" bash -c "cli '$ids' 2"
+		measure_cli "$scope j1" "$ids" 1
+		measure_cli "$scope j2" "$ids" 2
+		measure_cli "$scope j2d" "$ids" 2 "2,3,4,7,8/1,5,6,9"
 		if [ $scope = one ] || [ "$r" -eq 1 ]; then
 			measure "$scope loop" bash -c "shell_loop '$ids'"
 		fi
 	done
 	bytes=$(du -sb "$out/j1" | cut -f1)
-	if diff -r "$out/loop" "$out/j1" >/dev/null && diff -r "$out/j1" "$out/j2" >/dev/null; then
-		echo "$scope: $(ls "$out/j1" | wc -l) files, $bytes bytes; the loop's, -j 1's and -j 2's directories are identical"
+	if diff -r "$out/loop" "$out/j1" >/dev/null && diff -r "$out/j1" "$out/j2" >/dev/null &&
+		diff -r "$out/j1" "$out/j2d" >/dev/null; then
+		echo "$scope: $(ls "$out/j1" | wc -l) files, $bytes bytes; the loop's, -j 1's and both -j 2's directories are identical"
 	else
 		echo "FAIL: $scope: the directories differ"
 		exit 1
@@ -166,6 +198,7 @@ row "psql alone, FETCH_COUNT=64" psql64
 row "README shell loop (directory)" loop
 row "exwiw -j 1 (directory)" j1
 row "exwiw -j 2 (directory)" j2
+row "exwiw -j 2, dealt by hand" j2d
 
 r_one=$(echo "scale=3; ${best_s[one j1]} / ${best_s[one psql]}" | bc)
 r_all=$(echo "scale=3; ${best_s[all j1]} / ${best_s[all psql]}" | bc)
@@ -178,7 +211,12 @@ for k in "one j1" "one j2" "all j1" "all j2"; do
 done
 echo
 echo "exwiw -j 1 / psql alone: one shop $r_one, all shops $r_all (goal <= 1.10); all shops vs FETCH_COUNT=64: $r_all64"
-echo "exwiw -j 1 / -j 2, all shops: $speedup (goal >= 1.6)"
+speedup_d=$(echo "scale=3; ${best_s[all j1]} / ${best_s[all j2d]}" | bc)
+echo "exwiw -j 1 / -j 2, all shops: $speedup (goal >= 1.6); with the deal by hand: $speedup_d"
+echo "backend CPU, all shops: -j 1 ${cpu_max[all j1]} s; -j 2 largest worker ${cpu_max[all j2]} s (both ${cpu_sum[all j2]} s);" \
+	"by hand ${cpu_max[all j2d]} s (both ${cpu_sum[all j2d]} s)"
+echo "  so on two idle cores -j 2 would be $(echo "scale=2; ${cpu_max[all j1]} / ${cpu_max[all j2]}" | bc)x faster" \
+	"($(echo "scale=2; ${cpu_max[all j1]} / ${cpu_max[all j2d]}" | bc)x by hand)"
 echo "the README shell loop / exwiw -j 1, all shops: $loop_x"
 echo "exwiw's peak memory: $(mb $max_kb) MB (goal < 32 MB), for $bytes_all bytes"
 status=0

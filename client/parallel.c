@@ -354,6 +354,60 @@ standalone_desc(const void *a, const void *b, void *arg)
 }
 
 /*
+ * deal_from_env
+ *		EXWIW_DEAL="1,2,3/4,5" deals the files by hand (shares separated by
+ *		"/"), for benchmarking a deal against the model's; every file of
+ *		the plan must be named once.  Returns the number of workers, or 0
+ *		when the variable is not set.
+ */
+static int
+deal_from_env(ExportPlan *plan)
+{
+	const char *env = getenv("EXWIW_DEAL");
+	int			worker = 0;
+	int			i;
+	const char *p;
+
+	if (env == NULL || env[0] == '\0')
+		return 0;
+	for (i = 0; i < plan->nfiles; i++)
+		plan->files[i].worker = -1;
+	for (p = env; *p;)
+	{
+		char	   *end;
+		long		seq = strtol(p, &end, 10);
+
+		if (end == p)
+		{
+			pg_log_error("EXWIW_DEAL must look like \"1,2/3,4\" (file numbers, shares separated by \"/\")");
+			exit(1);
+		}
+		for (i = 0; i < plan->nfiles && plan->files[i].seq != seq; i++)
+			;
+		if (i == plan->nfiles || plan->files[i].worker != -1)
+		{
+			pg_log_error("EXWIW_DEAL: file %ld is not in the plan, or named twice", seq);
+			exit(1);
+		}
+		plan->files[i].worker = worker;
+		p = end;
+		if (*p == '/')
+			worker++;
+		if (*p == ',' || *p == '/')
+			p++;
+	}
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		if (plan->files[i].worker < 0)
+		{
+			pg_log_error("EXWIW_DEAL: file %d of the plan is not dealt", plan->files[i].seq);
+			exit(1);
+		}
+	}
+	return worker + 1;
+}
+
+/*
  * deal_files
  *		Set each file's worker (0 .. n-1, in order of first use); the
  *		number n of workers that got files (at most jobs, at least 1).
@@ -368,6 +422,8 @@ deal_files(ExportPlan *plan, int jobs)
 	int		   *renumber;
 	int			used = 0;
 
+	if ((used = deal_from_env(plan)) > 0)
+		return used;
 	if (nf == 0 || jobs <= 1)
 	{
 		for (i = 0; i < nf; i++)
