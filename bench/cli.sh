@@ -135,7 +135,7 @@ export -f cli
 # backend_cpu FROM_LINE: the CPU seconds (user + system) of each export
 # statement logged since that line of the server log, one per line
 backend_cpu() {
-	tail -n +"$1" "$dir/server.log" | grep -A1 'EXECUTE MESSAGE STATISTICS' |
+	tail -n +"$1" "$dir/server.log" | grep -A2 'EXECUTE MESSAGE STATISTICS' |
 		awk '/s user,/ { c = $2 + $5; if (c > 0.05) printf "%.2f\n", c }'
 }
 declare -A cpu_max cpu_sum

@@ -238,6 +238,26 @@ else
 	not_ok "a failing hook: $(cat "$work/err.txt")"
 fi
 
+# --log-level=debug, --insert-only, -U, --jobs, --adapter
+rm -rf "$work/dbg"
+exwiw --dbname=cli_shop -U "$PGUSER" --target-table=shops --ids=1 --schema-dir="$work/shop-schema" \
+	--allow-undecided -o "$work/dbg" --log-level=debug --insert-only --jobs=2 --adapter=PostgreSQL 2>"$work/err.txt"
+if grep -q '^warning: --insert-only is obsolete and ignored' "$work/err.txt" &&
+	grep -q '^exwiw: connecting (export)' "$work/err.txt" && grep -q '^exwiw: connecting (parallel worker)' "$work/err.txt" &&
+	grep -q '^exwiw: dealt 9 files to 2 workers' "$work/err.txt" && grep -q '^exwiw: wrote insert-003-shops.sql' "$work/err.txt" &&
+	[ -f "$work/dbg/insert-003-shops.sql" ]; then
+	ok "--log-level=debug (connections, the deal, the files), --insert-only (warning), -U, --jobs, --adapter"
+else
+	not_ok "--log-level=debug / --insert-only / -U / --jobs: $(head -5 "$work/err.txt")"
+fi
+rm -rf "$work/dbg"
+if exwiw --dbname=cli_shop --target-table=shops --ids=1 --schema-dir="$work/shop-schema" \
+	--allow-undecided -o "$work/dbg" --log-level=error 2>"$work/err.txt" && [ ! -s "$work/err.txt" ]; then
+	ok "--log-level=error: quiet"
+else
+	not_ok "--log-level=error"
+fi
+
 # --help, --version, no arguments
 help=$(exwiw --help)
 if grep -q '^Usage: exwiw \[SUBCOMMAND\] \[options\]' <<<"$help" && grep -q -- '--split-rows' <<<"$help" &&
