@@ -21,9 +21,8 @@
 #                           byte per read() call); run once for all shops
 #   exwiw -j 1              the client: the directory, fsynced, renamed
 #   exwiw -j 2              two connections on one exported snapshot
-#   exwiw -j 2, by hand     the same with the files dealt by hand
-#                           (EXWIW_DEAL=2,3,4,7,8/1,5,6,9: the best deal
-#                           measured on this dataset), for comparison
+#   exwiw -j 2, by hand     the same with another deal, by hand
+#                           (EXWIW_DEAL=2,3,4,7,8/1,5,6,9), for comparison
 #
 # The backends' CPU time is read from the server log (log_statement_stats)
 # for the all-shops exports: -j 1's export, and each -j 2 worker's.  The
