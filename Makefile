@@ -1,6 +1,7 @@
 # exwiw: PGXS build.
 #
-#   make && make install          build and install against pg_config
+#   make && make install          build and install the extension and the exwiw
+#                                 client (client/) against pg_config
 #   make installcheck             run the pg_regress suite against a server
 #   test/run                      everything, in a throwaway cluster (see README)
 
@@ -33,3 +34,20 @@ SHLIB_LINK += $(filter -lz -lzstd, $(LIBS))
 .PHONY: pgindent
 pgindent:
 	test/pgindent
+
+# The command-line client (client/, its own PGXS makefile with PROGRAM),
+# built and installed with the extension.
+all: client
+install: install-client
+clean: clean-client
+
+client:
+	$(MAKE) -C client PG_CONFIG=$(PG_CONFIG)
+
+install-client: client
+	$(MAKE) -C client install PG_CONFIG=$(PG_CONFIG)
+
+clean-client:
+	$(MAKE) -C client clean PG_CONFIG=$(PG_CONFIG)
+
+.PHONY: client install-client clean-client

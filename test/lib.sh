@@ -7,9 +7,11 @@
 #                        source package cached under $EXWIW_PG_CACHE (built
 #                        on first use, see exwiw_pgbuild)
 # exwiw_pgbuild MAJOR    build that server once per source version (test/pgbuild)
-# exwiw_tmp_install DIR  build exwiw and install it into a private copy of
-#                        PostgreSQL under DIR, the way "make check" does, so
-#                        parallel checkouts never share an installed .so
+# exwiw_tmp_install DIR  build exwiw (the extension and the client) and
+#                        install it into a private copy of PostgreSQL under
+#                        DIR, the way "make check" does, so parallel
+#                        checkouts never share an installed .so; the exwiw
+#                        client lands in $EXWIW_BIN
 # exwiw_cluster_start DIR PORT   initdb + start a throwaway cluster as a
 #                        non-root OS user; exports PGHOST/PGPORT/PGUSER
 # exwiw_cluster_stop DIR stop it (also registered as an EXIT trap)
@@ -39,7 +41,8 @@ EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
 
 EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev
-  zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron"
+  zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
+  libpq-dev libyaml-dev tmux time"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.

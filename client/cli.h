@@ -1,0 +1,406 @@
+/*-------------------------------------------------------------------------
+ *
+ * cli.h
+ *	  exwiw, the command-line client: declarations shared by its files.
+ *
+ * The client writes the directory of files that the Ruby client wrote, but
+ * it formats nothing itself: every byte of every data file comes from the
+ * server's exwiw_export().  Its files, one concept each:
+ *
+ *	main.c			entry point: the subcommands, --help, --version
+ *	options.c		the command line, merged with the run config, checked
+ *	ids.c			--ids values and their ID spaces, as the Ruby client
+ *	runconfig.c		the YAML run config (exwiw.yml), read with libyaml
+ *	schemadir.c		the schema config: a directory of per-table JSON
+ *					files (or one JSON file), read and written
+ *	json.c			a small JSON tree: parse (libpgcommon's JSON lexer),
+ *					print as Ruby's JSON.pretty_generate does
+ *	connection.c	connections, server messages, errors, cancel on signal
+ *	export.c		the export subcommand: run the files on one snapshot,
+ *					with one connection or several
+ *	parallel.c		the plan as the client sees it (files, row sets,
+ *					sizes), and the files dealt to the workers
+ *	stream.c		one connection's stream of (file, chunk) rows into
+ *					files, many connections multiplexed
+ *	outdir.c		the output directory: temporary directory, fsync,
+ *					atomic rename, cleanup
+ *	progress.c		the progress display on a terminal
+ *	schema.c		schema generate | check | tidy --from-db
+ *	explain.c		the explain subcommand
+ *	pgdump.c		insert-000-schema.sql: pg_dump, run as a child
+ *	ddl.c			pg_dump's output made idempotent, as the Ruby client
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_CLI_H
+#define EXWIW_CLI_H
+
+#include "postgres_fe.h"
+
+#include <signal.h>
+
+#include "common/logging.h"
+#include "libpq-fe.h"
+#include "lib/stringinfo.h"
+
+#ifndef EXWIW_VERSION
+#define EXWIW_VERSION "1.0"
+#endif
+
+/* Exit status of a run cancelled by a signal: 128 + the signal number. */
+#define EXIT_CANCELLED(sig)	(128 + (sig))
+
+/* ---------------------------------------------------------------- */
+/* options.c, ids.c                                                    */
+/* ---------------------------------------------------------------- */
+
+typedef enum CliCommand
+{
+	CMD_EXPORT,
+	CMD_EXPLAIN,
+	CMD_SCHEMA
+} CliCommand;
+
+typedef enum SchemaVerb
+{
+	VERB_NONE,
+	VERB_GENERATE,
+	VERB_CHECK,
+	VERB_TIDY,
+	VERB_UNKNOWN
+} SchemaVerb;
+
+/* The ids of one ID space: --ids=1,2 (space "default") or --ids=org=a,b. */
+typedef struct IdSpace
+{
+	char	   *name;
+	int			nids;
+	char	  **ids;
+} IdSpace;
+
+typedef struct IdSpaces
+{
+	int			n;
+	IdSpace    *spaces;
+	/* "--ids was given more than once..." messages, reported later */
+	int			nerrors;
+	char	  **errors;
+} IdSpaces;
+
+#define DEFAULT_ID_SPACE	"default"
+
+/*
+ * Everything the command line and the run config say.  A NULL pointer (or
+ * -1 for numbers) is "not given": the run config fills only those, so
+ * flags win over the file.
+ */
+typedef struct CliOptions
+{
+	CliCommand	command;
+	SchemaVerb	verb;
+	char	   *verb_text;		/* as typed, for the usage error */
+
+	/* connection */
+	char	   *host;
+	char	   *port;
+	char	   *user;
+	char	   *dbname;			/* --database / -d / --dbname: a name or a
+								 * conninfo string or URI */
+	char	   *adapter;
+
+	/* what and where */
+	char	   *config_file;
+	char	   *schema_dir;
+	char	   *output_dir;
+	char	   *output_format;	/* insert | copy | jsonl */
+	char	   *target_table;
+	IdSpaces	ids;
+	bool		ids_given;		/* --ids on the command line */
+	char	   *log_level;
+	char	   *after_insert_hook;
+	char	   *scope_column;	/* not supported yet */
+	char	   *target_collection;	/* mongodb: refused */
+	char	   *ids_field;		/* mongodb: refused */
+	char	   *uri;			/* mongodb: refused */
+	int			jobs;			/* -j / --parallel-workers, -1 unset */
+	long		split_rows;		/* --split-rows, -1 unset */
+	char	   *fail_on;		/* schema check: any | stale */
+	bool		from_db;
+	bool		with_schema;
+	bool		force;
+	bool		quiet;
+	bool		allow_undecided;
+	bool		analyze;		/* explain --analyze */
+	bool		show_plans;		/* explain --verbose: the EXPLAIN text */
+
+	/* which export-only flags were given, for explain's refusal */
+	bool		given_output_dir;
+	bool		given_output_format;
+	bool		given_hook;
+	bool		given_jobs;
+} CliOptions;
+
+extern void parse_options(int argc, char **argv, CliOptions *opts);
+extern void check_options(CliOptions *opts);
+extern void usage(void);
+extern bool exwiw_interactive(void);
+
+extern void ids_add_option(IdSpaces *ids, const char *value);
+extern void ids_set_space(IdSpaces *ids, const char *space, char **values,
+						  int n);
+extern IdSpace *ids_find(IdSpaces *ids, const char *space);
+extern bool ids_any_given(const IdSpaces *ids);
+extern bool ids_valid_space_name(const char *name);
+extern char **split_commas(const char *s, int *n);
+extern char *ids_array_literal(const IdSpace *space);
+
+/* ---------------------------------------------------------------- */
+/* runconfig.c                                                        */
+/* ---------------------------------------------------------------- */
+
+extern char *runconfig_find(const char *given);
+extern void runconfig_apply(const char *path, CliOptions *opts);
+
+/* ---------------------------------------------------------------- */
+/* json.c                                                             */
+/* ---------------------------------------------------------------- */
+
+typedef enum JsonKind
+{
+	JV_NULL,
+	JV_BOOL,
+	JV_NUMBER,
+	JV_STRING,
+	JV_ARRAY,
+	JV_OBJECT
+} JsonKind;
+
+typedef struct JsonValue JsonValue;
+
+struct JsonValue
+{
+	JsonKind	kind;
+	char	   *str;			/* string value, number text, "true"/"false" */
+	int			n;				/* array elements, object members */
+	int			cap;
+	char	  **keys;			/* object: member names, in order */
+	JsonValue **items;			/* array elements, object values */
+};
+
+extern JsonValue *json_parse(const char *text, size_t len, char **errmsg);
+extern void json_print_pretty(StringInfo out, const JsonValue *v);
+extern void json_print_compact(StringInfo out, const JsonValue *v);
+extern JsonValue *json_get(const JsonValue *obj, const char *key);
+extern const char *json_get_string(const JsonValue *obj, const char *key);
+extern void json_set(JsonValue *obj, const char *key, JsonValue *v);
+extern void json_remove(JsonValue *obj, const char *key);
+extern void json_append(JsonValue *arr, JsonValue *v);
+extern JsonValue *json_new(JsonKind kind, const char *str);
+extern JsonValue *json_copy(const JsonValue *v);
+extern bool json_equal(const JsonValue *a, const JsonValue *b);
+extern bool json_truthy(const JsonValue *v);
+extern JsonValue *json_reorder(const JsonValue *obj, const char *const *order);
+
+/* ---------------------------------------------------------------- */
+/* schemadir.c                                                        */
+/* ---------------------------------------------------------------- */
+
+/* One table config and the file it came from. */
+typedef struct SchemaTable
+{
+	char	   *path;			/* file, or NULL when new */
+	JsonValue  *config;			/* the table's object */
+} SchemaTable;
+
+typedef struct SchemaConfig
+{
+	char	   *location;		/* the directory, or the single file */
+	bool		single_file;
+	int			ntables;
+	SchemaTable *tables;
+} SchemaConfig;
+
+extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
+extern char *schema_config_text(const SchemaConfig *cfg);
+extern const char *schema_table_name(const SchemaTable *t);
+extern char *schema_table_file_name(const char *dir, const char *table);
+extern void write_file_durably(const char *path, const char *data, size_t len);
+extern char *read_whole_file(const char *path, size_t *len);
+
+/* ---------------------------------------------------------------- */
+/* connection.c                                                       */
+/* ---------------------------------------------------------------- */
+
+/* exit status of an error: 1, or 2 while schema check runs */
+extern int	exwiw_error_exit;
+
+extern PGconn *exwiw_connect(const CliOptions *opts, const char *purpose);
+extern void exwiw_disconnect(PGconn *conn);
+extern void report_result_error(const PGresult *res, const char *what);
+extern PGresult *exec_checked(PGconn *conn, const char *sql, const char *what);
+extern PGresult *exec_params_checked(PGconn *conn, const char *sql,
+									 int nparams, const char *const *values,
+									 const char *what);
+extern void exec_command(PGconn *conn, const char *sql, const char *what);
+extern char *conninfo_for_child(PGconn *conn, char **password);
+
+/* cancel on SIGINT/SIGTERM */
+extern volatile sig_atomic_t exwiw_cancel_signal;
+extern void setup_cancel_handler_multi(void);
+extern void cancel_register(PGconn *conn);
+extern void cancel_unregister(PGconn *conn);
+extern void cancel_set_child(pid_t pid);
+extern void exit_if_cancelled(void);
+
+/* ---------------------------------------------------------------- */
+/* outdir.c                                                           */
+/* ---------------------------------------------------------------- */
+
+extern void outdir_check_target(const char *target, bool force, bool quiet);
+extern char *outdir_create_temp(const char *target);
+extern void outdir_fsync_files(void);
+extern void outdir_commit(const char *target);
+extern void outdir_abandon(void);
+extern void outdir_note_file(const char *path);
+
+/* ---------------------------------------------------------------- */
+/* stream.c: files written from (file_name, chunk) rows               */
+/* ---------------------------------------------------------------- */
+
+typedef struct OutFile
+{
+	char	   *name;			/* file name, as the server gave it */
+	int			fd;
+	char	   *buf;			/* write buffer */
+	size_t		used;
+	long		rows;			/* counted for progress, when asked */
+	long		bytes;
+	int			copy_state;		/* row counting state for COPY files */
+} OutFile;
+
+typedef struct ExportStream
+{
+	PGconn	   *conn;
+	int			worker;			/* 0-based */
+	bool		done;
+	bool		failed;
+	PGresult   *error;			/* the error result, kept for the report */
+	OutFile		file;			/* the open file, name NULL when none */
+	int		   *share;			/* file numbers of this worker, in order */
+	int			nshare;
+	int			next_share;		/* index of the next file in share */
+} ExportStream;
+
+typedef struct StreamSink
+{
+	const char *dir;			/* directory to write into */
+	int			format;			/* EXPORT_FORMAT_* for row counting */
+	bool		count_rows;
+	void		(*file_started) (void *arg, ExportStream *s);
+	void		(*file_finished) (void *arg, ExportStream *s);
+	void		(*tick) (void *arg);
+	void	   *arg;
+} StreamSink;
+
+#define EXPORT_FORMAT_INSERT	0
+#define EXPORT_FORMAT_COPY		1
+#define EXPORT_FORMAT_JSONL		2
+
+extern void stream_run(ExportStream *streams, int n, const StreamSink *sink);
+extern long count_rows_in_chunk(int format, const char *chunk, size_t len,
+								int *copy_state);
+
+/* ---------------------------------------------------------------- */
+/* parallel.c                                                         */
+/* ---------------------------------------------------------------- */
+
+/* A row set of the plan (exwiw_s_3, ...): computed by every worker that
+ * needs it. */
+typedef struct PlanSet
+{
+	char	   *name;
+	char	   *table;
+	double		cost;			/* modelled: its table's size */
+} PlanSet;
+
+/* A file of the plan. */
+typedef struct PlanFile
+{
+	int			seq;
+	char	   *table;
+	char	   *rule;
+	char	   *query;
+	double		cost;			/* modelled: its table's size (scaled) */
+	double		rows;			/* estimated rows (scaled), < 0 unknown */
+	double		standalone;		/* cost with every set it needs */
+	int			nneed;
+	int		   *need;			/* the sets it needs, transitively */
+	int			worker;
+} PlanFile;
+
+typedef struct ExportPlan
+{
+	int			nfiles;
+	PlanFile   *files;
+	int			nsets;
+	PlanSet    *sets;
+} ExportPlan;
+
+extern ExportPlan *plan_export(PGconn *conn, const char *nsp,
+							   const char *const *params, int nids,
+							   const char *target);
+extern int	deal_files(ExportPlan *plan, int jobs);
+
+/* ---------------------------------------------------------------- */
+/* progress.c                                                         */
+/* ---------------------------------------------------------------- */
+
+typedef struct ProgressFile
+{
+	int			seq;
+	char	   *table;
+	char	   *file_name;		/* known when it starts */
+	double		est_rows;		/* < 0: unknown */
+	double		est_bytes;		/* weight for the overall bar */
+	long		rows;
+	long		bytes;
+	int			state;			/* 0 waiting, 1 running, 2 done */
+	double		started;
+	double		finished;
+} ProgressFile;
+
+typedef struct Progress Progress;
+
+extern Progress *progress_start(ProgressFile *files, int nfiles, bool enabled);
+extern void progress_file_started(Progress *p, int seq, const char *name);
+extern void progress_file_pending(Progress *p, int seq);
+extern void progress_file_update(Progress *p, int seq, long rows, long bytes);
+extern void progress_file_done(Progress *p, int seq);
+extern void progress_tick(Progress *p, bool force);
+extern void progress_finish(Progress *p, const char *dir, int files,
+							long rows, long bytes);
+extern void progress_clear(Progress *p);
+extern double now_seconds(void);
+extern void format_bytes(char *buf, size_t len, double bytes);
+extern void format_count(char *buf, size_t len, double n);
+
+/* ---------------------------------------------------------------- */
+/* subcommands                                                        */
+/* ---------------------------------------------------------------- */
+
+extern int	run_export(CliOptions *opts);
+extern int	run_explain(CliOptions *opts);
+extern int	run_schema(CliOptions *opts);
+
+/* pgdump.c, ddl.c */
+extern pid_t pgdump_start(PGconn *conn, const char *raw_path,
+						  const char *snapshot);
+extern void pgdump_finish(pid_t pid, const char *raw_path,
+						  const char *out_path);
+extern char *ddl_postprocess(const char *dump, char **stripped_extensions);
+
+/* the export's SQL, shared by export.c and explain.c */
+extern const char *export_format_name(const CliOptions *opts);
+extern char *exwiw_program_path;
+
+#endif							/* EXWIW_CLI_H */

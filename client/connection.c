@@ -1,0 +1,439 @@
+/*-------------------------------------------------------------------------
+ *
+ * connection.c
+ *	  Connections, the server's messages and errors, and cancelling every
+ *	  connection on Ctrl-C.
+ *
+ * A connection is made from the flags (-h, -p, -u, --database or --dbname,
+ * which may be a conninfo string or URI, expanded by libpq) and libpq's
+ * own environment (PGHOST, PGSERVICE, ...).  The password is
+ * DATABASE_PASSWORD when set, as the Ruby client reads it, else whatever
+ * libpq finds (PGPASSWORD, ~/.pgpass); when the server asks for one and
+ * none was found, it is asked for on a terminal, as psql does.
+ *
+ * Errors read as PostgreSQL's clients write them: "exwiw: error: ..."
+ * with the server's detail and hint, exit status 1.  Server WARNINGs are
+ * shown as "exwiw: warning: ..."; NOTICEs only with --log-level=debug or on
+ * a terminal.
+ *
+ * Cancel: SIGINT, SIGTERM and SIGHUP send a cancel request (PQcancel, safe in a
+ * signal handler) on every registered connection and stop a pg_dump
+ * child; the main loops see exwiw_cancel_signal and exit with 128 + the
+ * signal (130 for Ctrl-C), and outdir.c's exit handler removes the
+ * temporary directory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <unistd.h>
+
+#include "common/string.h"
+
+#define MAX_CANCELS 256
+
+volatile sig_atomic_t exwiw_cancel_signal = 0;
+int			exwiw_error_exit = 1;
+
+static PGcancel *volatile cancels[MAX_CANCELS];
+static PGconn *cancel_conns[MAX_CANCELS];
+static volatile pid_t cancel_child = 0;
+
+/* whether NOTICEs are shown (set by exwiw_connect from the log level) */
+static bool show_notices = false;
+
+/*
+ * cancel_handler
+ *		SIGINT/SIGTERM: cancel the server work on every connection, stop
+ *		the child, remember the signal.  Only async-signal-safe calls.
+ */
+static void
+cancel_handler(int signo)
+{
+	int			save_errno = errno;
+	char		errbuf[256];
+	int			i;
+
+	exwiw_cancel_signal = signo;
+	for (i = 0; i < MAX_CANCELS; i++)
+	{
+		PGcancel   *c = cancels[i];
+
+		if (c != NULL)
+			(void) PQcancel(c, errbuf, sizeof(errbuf));
+	}
+	if (cancel_child > 0)
+		kill(cancel_child, SIGTERM);
+	errno = save_errno;
+}
+
+/*
+ * setup_cancel_handler_multi
+ *		Install the handler for SIGINT and SIGTERM.
+ */
+void
+setup_cancel_handler_multi(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cancel_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a closed stderr must not kill us before the cleanup */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * block_signals / unblock_signals
+ *		Keep the handler out while the table of cancel objects changes.
+ */
+static void
+block_signals(sigset_t *old)
+{
+	sigset_t	set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void
+unblock_signals(sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/*
+ * cancel_register
+ *		Cancel conn's work on SIGINT/SIGTERM.
+ */
+void
+cancel_register(PGconn *conn)
+{
+	sigset_t	old;
+	int			i;
+
+	block_signals(&old);
+	for (i = 0; i < MAX_CANCELS; i++)
+	{
+		if (cancels[i] == NULL)
+		{
+			cancels[i] = PQgetCancel(conn);
+			cancel_conns[i] = conn;
+			break;
+		}
+	}
+	unblock_signals(&old);
+}
+
+/*
+ * cancel_unregister
+ *		Forget conn's cancel object.
+ */
+void
+cancel_unregister(PGconn *conn)
+{
+	sigset_t	old;
+	int			i;
+
+	block_signals(&old);
+	for (i = 0; i < MAX_CANCELS; i++)
+	{
+		if (cancel_conns[i] == conn && cancels[i] != NULL)
+		{
+			PQfreeCancel(cancels[i]);
+			cancels[i] = NULL;
+			cancel_conns[i] = NULL;
+		}
+	}
+	unblock_signals(&old);
+}
+
+/*
+ * cancel_set_child
+ *		The child process (pg_dump) to stop on a signal, or 0.
+ */
+void
+cancel_set_child(pid_t pid)
+{
+	cancel_child = pid;
+}
+
+/*
+ * exit_if_cancelled
+ *		After a signal: say so and exit with 128 + the signal.  The exit
+ *		handlers remove the temporary directory.
+ */
+void
+exit_if_cancelled(void)
+{
+	if (exwiw_cancel_signal != 0)
+	{
+		int			sig = exwiw_cancel_signal;
+
+		pg_log_error("canceled by %s", sig == SIGINT ? "user (SIGINT)" :
+					 sig == SIGHUP ? "signal (SIGHUP)" : "signal (SIGTERM)");
+		exit(EXIT_CANCELLED(sig));
+	}
+}
+
+/*
+ * notice_receiver
+ *		The server's NOTICEs and WARNINGs, in the client's style.
+ */
+static void
+notice_receiver(void *arg, const PGresult *res)
+{
+	const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
+	bool		warning = (sev != NULL && strcmp(sev, "WARNING") == 0);
+
+	if (msg == NULL)
+		return;
+	if (warning)
+	{
+		pg_log_warning("%s", msg);
+		if (detail)
+			pg_log_warning_detail("%s", detail);
+		if (hint)
+			pg_log_warning_hint("%s", hint);
+	}
+	else if (show_notices)
+	{
+		pg_log_info("%s", msg);
+		if (detail)
+			pg_log_info_detail("%s", detail);
+		if (hint)
+			pg_log_info_hint("%s", hint);
+	}
+}
+
+/*
+ * exwiw_connect
+ *		A connection, or exit(1) with libpq's message.
+ */
+PGconn *
+exwiw_connect(const CliOptions *opts, const char *purpose)
+{
+	const char *keywords[8];
+	const char *values[8];
+	char	   *password = NULL;
+	const char *env = getenv("DATABASE_PASSWORD");
+	PGconn	   *conn;
+	int			n;
+
+	if (env != NULL && env[0] != '\0')
+		password = pg_strdup(env);
+
+	for (;;)
+	{
+		n = 0;
+		keywords[n] = "host", values[n++] = opts->host;
+		keywords[n] = "port", values[n++] = opts->port;
+		keywords[n] = "user", values[n++] = opts->user;
+		keywords[n] = "password", values[n++] = password;
+		keywords[n] = "dbname", values[n++] = opts->dbname;
+		keywords[n] = "fallback_application_name", values[n++] = "exwiw";
+		keywords[n] = NULL, values[n] = NULL;
+
+		pg_log_debug("connecting (%s)", purpose);
+		conn = PQconnectdbParams(keywords, values, true);
+		if (conn == NULL)
+			pg_fatal("could not connect to database: out of memory");
+		if (PQstatus(conn) == CONNECTION_BAD && password == NULL &&
+			PQconnectionNeedsPassword(conn) && exwiw_interactive())
+		{
+			PQfinish(conn);
+			password = simple_prompt("Password: ", false);
+			exit_if_cancelled();
+			continue;
+		}
+		break;
+	}
+	exit_if_cancelled();
+	if (PQstatus(conn) == CONNECTION_BAD)
+	{
+		pg_log_error("%s", PQerrorMessage(conn));
+		PQfinish(conn);
+		exit(exwiw_error_exit);
+	}
+	show_notices = (__pg_log_level <= PG_LOG_DEBUG ||
+					(isatty(fileno(stderr)) && !opts->quiet &&
+					 strcmp(opts->log_level ? opts->log_level : "info", "info") == 0));
+	PQsetNoticeReceiver(conn, notice_receiver, NULL);
+	cancel_register(conn);
+	return conn;
+}
+
+/*
+ * exwiw_disconnect
+ *		Close a connection made by exwiw_connect.
+ */
+void
+exwiw_disconnect(PGconn *conn)
+{
+	if (conn == NULL)
+		return;
+	cancel_unregister(conn);
+	PQfinish(conn);
+}
+
+/*
+ * report_result_error
+ *		An error result as "exwiw: error: ..." with detail and hint (and
+ *		the context and SQLSTATE at debug level).  what says what failed,
+ *		or NULL.
+ */
+void
+report_result_error(const PGresult *res, const char *what)
+{
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	const char *context = res ? PQresultErrorField(res, PG_DIAG_CONTEXT) : NULL;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	if (msg == NULL)
+	{
+		const char *m = res ? PQresultErrorMessage(res) : "";
+
+		if (m == NULL || m[0] == '\0')
+			m = "lost the connection to the server";
+		if (what)
+			pg_log_error("%s: %s", what, m);
+		else
+			pg_log_error("%s", m);
+		return;
+	}
+	if (what)
+		pg_log_error("%s: %s", what, msg);
+	else
+		pg_log_error("%s", msg);
+	if (detail)
+		pg_log_error_detail("%s", detail);
+	if (hint)
+		pg_log_error_hint("%s", hint);
+	if (hint && strstr(hint, "allow_undecided => true") != NULL)
+		pg_log_error_hint("With the exwiw client, --allow-undecided exports them unmasked.");
+	if (context)
+		pg_log_debug("context: %s", context);
+	if (state)
+		pg_log_debug("SQLSTATE %s", state);
+}
+
+/*
+ * check_result
+ *		Exit on an error result (or after a cancel).
+ */
+static PGresult *
+check_result(PGconn *conn, PGresult *res, const char *what)
+{
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+		return res;
+	exit_if_cancelled();
+	if (res == NULL)
+		pg_log_error("%s: %s", what, PQerrorMessage(conn));
+	else
+		report_result_error(res, what);
+	exit(exwiw_error_exit);
+}
+
+/*
+ * exec_checked
+ *		Run sql; its result, or exit(1) with the error.
+ */
+PGresult *
+exec_checked(PGconn *conn, const char *sql, const char *what)
+{
+	pg_log_debug("query: %s", sql);
+	return check_result(conn, PQexec(conn, sql), what);
+}
+
+/*
+ * exec_params_checked
+ *		Run sql with text parameters; its result, or exit(1).
+ */
+PGresult *
+exec_params_checked(PGconn *conn, const char *sql, int nparams,
+					const char *const *values, const char *what)
+{
+	pg_log_debug("query: %s", sql);
+	return check_result(conn, PQexecParams(conn, sql, nparams, NULL, values,
+										   NULL, NULL, 0), what);
+}
+
+/*
+ * exec_command
+ *		Run a command whose result does not matter, or exit(1).
+ */
+void
+exec_command(PGconn *conn, const char *sql, const char *what)
+{
+	PQclear(exec_checked(conn, sql, what));
+}
+
+/*
+ * append_conninfo_value
+ *		key='value', quoted for a conninfo string.
+ */
+static void
+append_conninfo_value(StringInfo s, const char *key, const char *value)
+{
+	const char *p;
+
+	if (s->len > 0)
+		appendStringInfoChar(s, ' ');
+	appendStringInfo(s, "%s='", key);
+	for (p = value; *p; p++)
+	{
+		if (*p == '\'' || *p == '\\')
+			appendStringInfoChar(s, '\\');
+		appendStringInfoChar(s, *p);
+	}
+	appendStringInfoChar(s, '\'');
+}
+
+/*
+ * conninfo_for_child
+ *		The live connection's settings as a conninfo string, for pg_dump to
+ *		connect where we are connected; the password is returned apart (for
+ *		the child's PGPASSWORD, not its command line).
+ */
+char *
+conninfo_for_child(PGconn *conn, char **password)
+{
+	PQconninfoOption *opts = PQconninfo(conn);
+	PQconninfoOption *o;
+	StringInfoData s;
+
+	*password = NULL;
+	initStringInfo(&s);
+	for (o = opts; o && o->keyword; o++)
+	{
+		if (o->val == NULL || o->val[0] == '\0')
+			continue;
+		if (strcmp(o->keyword, "password") == 0)
+		{
+			*password = pg_strdup(o->val);
+			continue;
+		}
+		if (strcmp(o->keyword, "fallback_application_name") == 0 ||
+			strcmp(o->keyword, "application_name") == 0 ||
+			strcmp(o->keyword, "replication") == 0)
+			continue;
+		append_conninfo_value(&s, o->keyword, o->val);
+	}
+	append_conninfo_value(&s, "application_name", "exwiw pg_dump");
+	PQconninfoFree(opts);
+	return s.data;
+}

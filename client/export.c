@@ -1,0 +1,428 @@
+/*-------------------------------------------------------------------------
+ *
+ * export.c
+ *	  The export subcommand: one target's files, from one snapshot, into a
+ *	  directory, with one connection or several.
+ *
+ * With -j 1, one connection runs
+ *
+ *	SELECT (e).file_name, (e).chunk
+ *	FROM (SELECT exwiw_export(target, ids, config, format, allow_undecided) AS e) s
+ *
+ * in a REPEATABLE READ, READ ONLY transaction and stream.c writes the rows
+ * into files.  With -j N, that first connection also exports its snapshot
+ * (pg_export_snapshot()) and asks exwiw_plan() for the files; N - 1 more
+ * connections import the snapshot (SET TRANSACTION SNAPSHOT) while the
+ * first one keeps its transaction open, and each of the N connections
+ * runs exwiw_export(..., files => its share).  Every file therefore comes
+ * from one consistent view, and each file is written by one connection,
+ * whole, so the directory is byte-identical to -j 1.
+ *
+ * Shares: parallel.c deals the files so that the largest worker's work is
+ * smallest, counting the row sets each worker must compute for its files
+ * as well as the files themselves, with sizes from the catalog.  The same
+ * estimates feed the progress display.
+ *
+ * --with-schema: pg_dump --schema-only runs as a child, on the same
+ * snapshot (--snapshot), while the data streams; its output is made
+ * idempotent (ddl.c) into insert-000-schema.sql.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What the callbacks of stream.c need. */
+typedef struct ExportRun
+{
+	Progress   *progress;
+	ExportStream *streams;
+	int			nstreams;
+	int			files_written;
+	long		rows;
+	long		bytes;
+} ExportRun;
+
+/*
+ * export_format_name
+ *		The --output-format value.
+ */
+const char *
+export_format_name(const CliOptions *opts)
+{
+	return opts->output_format ? opts->output_format : "insert";
+}
+
+/*
+ * extension_schema
+ *		The schema exwiw is installed in, quoted for SQL; exit(1) with a hint
+ *		when it is not installed.
+ */
+static char *
+extension_schema(PGconn *conn)
+{
+	PGresult   *res;
+	char	   *nsp;
+
+	res = exec_checked(conn,
+					   "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+					   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+					   "WHERE e.extname = 'exwiw'",
+					   "could not look up the exwiw extension");
+	if (PQntuples(res) != 1)
+	{
+		pg_log_error("the exwiw extension is not installed in database \"%s\"", PQdb(conn));
+		pg_log_error_hint("Run CREATE EXTENSION exwiw; as a superuser in that database.");
+		exit(1);
+	}
+	nsp = pg_strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return nsp;
+}
+
+/*
+ * seq_of_file_name
+ *		The file number in "insert-NNN-<table>.ext", or -1.
+ */
+static int
+seq_of_file_name(const char *name)
+{
+	if (strncmp(name, "insert-", 7) != 0 || name[7] < '0' || name[7] > '9')
+		return -1;
+	return atoi(name + 7);
+}
+
+/*
+ * share_literal
+ *		A worker's file numbers as an int[] literal.
+ */
+static char *
+share_literal(const ExportStream *s)
+{
+	StringInfoData buf;
+	int			i;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (i = 0; i < s->nshare; i++)
+		appendStringInfo(&buf, "%s%d", i ? "," : "", s->share[i]);
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+/*
+ * The callbacks of stream.c: the progress display, and the totals.
+ */
+static void
+on_file_started(void *arg, ExportStream *s)
+{
+	ExportRun  *run = arg;
+	int			seq = seq_of_file_name(s->file.name);
+	int			i;
+
+	/* the files of this share before this one are done (no rows) */
+	for (i = 0; i < s->nshare && s->share[i] < seq; i++)
+		progress_file_done(run->progress, s->share[i]);
+	progress_file_started(run->progress, seq, s->file.name);
+}
+
+static void
+on_file_finished(void *arg, ExportStream *s)
+{
+	ExportRun  *run = arg;
+	int			seq = seq_of_file_name(s->file.name);
+
+	run->files_written++;
+	run->rows += s->file.rows;
+	run->bytes += s->file.bytes;
+	progress_file_update(run->progress, seq, s->file.rows, s->file.bytes);
+	progress_file_done(run->progress, seq);
+	pg_log_debug("wrote %s: %ld bytes", s->file.name, s->file.bytes);
+}
+
+static void
+on_tick(void *arg)
+{
+	ExportRun  *run = arg;
+	int			i;
+
+	for (i = 0; i < run->nstreams; i++)
+	{
+		ExportStream *s = &run->streams[i];
+
+		if (s->file.name != NULL && s->file.fd >= 0)
+			progress_file_update(run->progress, seq_of_file_name(s->file.name),
+								 s->file.rows, s->file.bytes);
+		else if (!s->done)
+		{
+			/* between files: the next one of the share is being prepared */
+			int			last = s->file.name ? seq_of_file_name(s->file.name) : 0;
+			int			j;
+
+			for (j = 0; j < s->nshare; j++)
+			{
+				if (s->share[j] > last)
+				{
+					progress_file_pending(run->progress, s->share[j]);
+					break;
+				}
+			}
+		}
+		if (s->done)
+		{
+			int			j;
+
+			for (j = 0; j < s->nshare; j++)
+				progress_file_done(run->progress, s->share[j]);
+		}
+	}
+	progress_tick(run->progress, false);
+}
+
+/*
+ * run_hook
+ *		--after-insert-hook: run the executable with the Ruby client's
+ *		environment; exit(1) when it fails.
+ */
+static void
+run_hook(const CliOptions *opts, PGconn *conn, const char *dir)
+{
+	pid_t		pid;
+	int			status;
+	int			i;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		pg_fatal("could not fork: %m");
+	if (pid == 0)
+	{
+		IdSpace    *def = ids_find(unconstify(IdSpaces *, &opts->ids), DEFAULT_ID_SPACE);
+		StringInfoData s;
+		int			j;
+
+		setenv("EXWIW_OUTPUT_DIR", dir, 1);
+		setenv("EXWIW_SCHEMA_DIR", opts->schema_dir ? opts->schema_dir : "", 1);
+		setenv("EXWIW_DATABASE_ADAPTER", "postgresql", 1);
+		setenv("EXWIW_DATABASE_HOST", PQhost(conn) ? PQhost(conn) : "", 1);
+		setenv("EXWIW_DATABASE_PORT", PQport(conn) ? PQport(conn) : "", 1);
+		setenv("EXWIW_DATABASE_USER", PQuser(conn) ? PQuser(conn) : "", 1);
+		setenv("EXWIW_DATABASE_NAME", PQdb(conn) ? PQdb(conn) : "", 1);
+		setenv("EXWIW_TARGET_TABLE", opts->target_table ? opts->target_table : "", 1);
+		setenv("EXWIW_SCOPE_COLUMN", "", 1);
+		setenv("EXWIW_OUTPUT_FORMAT", export_format_name(opts), 1);
+		for (i = 0; i < opts->ids.n; i++)
+		{
+			IdSpace    *sp = &opts->ids.spaces[i];
+			char	   *var = psprintf("EXWIW_IDS_%s", sp->name);
+			char	   *p;
+
+			for (p = var; *p; p++)
+				*p = pg_toupper((unsigned char) *p);
+			initStringInfo(&s);
+			for (j = 0; j < sp->nids; j++)
+				appendStringInfo(&s, "%s%s", j ? "," : "", sp->ids[j]);
+			setenv(var, s.data, 1);
+		}
+		initStringInfo(&s);
+		for (j = 0; def && j < def->nids; j++)
+			appendStringInfo(&s, "%s%s", j ? "," : "", def->ids[j]);
+		setenv("EXWIW_IDS", s.data, 1);
+		execl(opts->after_insert_hook, opts->after_insert_hook, (char *) NULL);
+		fprintf(stderr, "exwiw: error: could not run the after-insert hook \"%s\": %s\n",
+				opts->after_insert_hook, strerror(errno));
+		_exit(127);
+	}
+	cancel_set_child(pid);
+	while (waitpid(pid, &status, 0) < 0)
+	{
+		if (errno != EINTR)
+			pg_fatal("could not wait for the after-insert hook: %m");
+	}
+	cancel_set_child(0);
+	exit_if_cancelled();
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	{
+		pg_log_error("after-insert shell hook failed: %s", opts->after_insert_hook);
+		pg_log_error_detail("The export itself is complete in \"%s\".", dir);
+		exit(1);
+	}
+}
+
+/*
+ * run_export
+ *		The export subcommand.
+ */
+int
+run_export(CliOptions *opts)
+{
+	SchemaConfig *cfg;
+	char	   *config_text;
+	char	   *ids;
+	char	   *nsp;
+	const char *params[6];
+	PGconn	   *conn0;
+	PGresult   *res;
+	char	   *snapshot = NULL;
+	ExportPlan *plan = NULL;
+	int			nfiles = 0;
+	int			jobs = opts->jobs;
+	bool		show_progress = !opts->quiet && isatty(fileno(stderr)) &&
+		__pg_log_level <= PG_LOG_INFO;
+	bool		need_plan = show_progress || jobs > 1;
+	ExportStream *streams;
+	ExportRun	run = {0};
+	StreamSink	sink = {0};
+	ProgressFile *pfiles = NULL;
+	char	   *temp;
+	char	   *sql;
+	pid_t		pgdump_pid = 0;
+	char	   *raw_schema = NULL;
+	int			i;
+	IdSpace    *def;
+
+	/* everything that can be checked without the server, first */
+	cfg = schema_config_load(opts->schema_dir, true);
+	config_text = schema_config_text(cfg);
+	def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
+	ids = ids_array_literal(def);
+	outdir_check_target(opts->output_dir, opts->force, opts->quiet);
+
+	setup_cancel_handler_multi();
+	conn0 = exwiw_connect(opts, "export");
+	nsp = extension_schema(conn0);
+	exec_command(conn0, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
+
+	params[0] = opts->target_table;
+	params[1] = ids;
+	params[2] = config_text;
+	params[3] = export_format_name(opts);
+	params[4] = opts->allow_undecided ? "true" : "false";
+	params[5] = NULL;
+
+	if (jobs > 1 || opts->with_schema)
+	{
+		res = exec_checked(conn0, "SELECT pg_catalog.pg_export_snapshot()",
+						   "could not export the snapshot");
+		snapshot = pg_strdup(PQgetvalue(res, 0, 0));
+		PQclear(res);
+		pg_log_debug("snapshot %s", snapshot);
+	}
+	if (need_plan)
+	{
+		plan = plan_export(conn0, nsp, params, def->nids, opts->target_table);
+		nfiles = plan->nfiles;
+		jobs = deal_files(plan, jobs);
+	}
+	else
+		jobs = 1;
+
+	streams = pg_malloc0(sizeof(ExportStream) * jobs);
+	streams[0].conn = conn0;
+	if (need_plan)
+	{
+		for (i = 0; i < jobs; i++)
+		{
+			int			k;
+
+			streams[i].share = pg_malloc(sizeof(int) * (nfiles + 1));
+			for (k = 0; k < nfiles; k++)
+				if (plan->files[k].worker == i)
+					streams[i].share[streams[i].nshare++] = plan->files[k].seq;
+		}
+	}
+
+	temp = outdir_create_temp(opts->output_dir);
+	if (opts->with_schema)
+	{
+		raw_schema = psprintf("%s/.pg_dump.sql", temp);
+		pgdump_pid = pgdump_start(conn0, raw_schema, snapshot);
+	}
+
+	/* the other workers import the snapshot */
+	for (i = 1; i < jobs; i++)
+	{
+		char	   *set;
+
+		streams[i].conn = exwiw_connect(opts, "parallel worker");
+		streams[i].worker = i;
+		exec_command(streams[i].conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
+		set = psprintf("SET TRANSACTION SNAPSHOT '%s'", snapshot);
+		exec_command(streams[i].conn, set, "could not import the snapshot");
+		pg_free(set);
+	}
+
+	sql = psprintf("SELECT (e).file_name, (e).chunk FROM (SELECT %s.exwiw_export($1, $2::pg_catalog.text[], "
+				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[]) AS e) s", nsp);
+	for (i = 0; i < jobs; i++)
+	{
+		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;
+
+		params[5] = share;
+		pg_log_debug("query: %s (files %s)", sql, share ? share : "all");
+		if (!PQsendQueryParams(streams[i].conn, sql, 6, NULL, params, NULL, NULL, 0) ||
+			!PQsetSingleRowMode(streams[i].conn))
+		{
+			pg_log_error("could not send the export query: %s", PQerrorMessage(streams[i].conn));
+			exit(1);
+		}
+	}
+
+	/* the progress display */
+	if (need_plan)
+	{
+		pfiles = pg_malloc0(sizeof(ProgressFile) * (nfiles + 1));
+		for (i = 0; i < nfiles; i++)
+		{
+			pfiles[i].seq = plan->files[i].seq;
+			pfiles[i].table = plan->files[i].table;
+			pfiles[i].est_rows = plan->files[i].rows;
+			pfiles[i].est_bytes = plan->files[i].cost;
+		}
+	}
+	run.progress = progress_start(pfiles, nfiles, show_progress);
+	run.streams = streams;
+	run.nstreams = jobs;
+	sink.dir = temp;
+	sink.format = strcmp(export_format_name(opts), "copy") == 0 ? EXPORT_FORMAT_COPY :
+		strcmp(export_format_name(opts), "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
+	sink.count_rows = show_progress;
+	sink.file_started = on_file_started;
+	sink.file_finished = on_file_finished;
+	sink.tick = on_tick;
+	sink.arg = &run;
+
+	stream_run(streams, jobs, &sink);
+
+	if (opts->with_schema)
+	{
+		char	   *out = psprintf("%s/insert-000-schema.sql", temp);
+
+		pgdump_finish(pgdump_pid, raw_schema, out);
+		run.files_written++;
+		pg_free(out);
+	}
+	for (i = 0; i < jobs; i++)
+	{
+		exec_command(streams[i].conn, "COMMIT", NULL);
+		if (i > 0)
+			exwiw_disconnect(streams[i].conn);
+	}
+	exit_if_cancelled();
+
+	outdir_fsync_files();
+	outdir_commit(opts->output_dir);
+	progress_finish(run.progress, opts->output_dir, run.files_written, run.rows, run.bytes);
+
+	if (opts->after_insert_hook)
+	{
+		char	   *abs = make_absolute_path(opts->output_dir);
+
+		run_hook(opts, conn0, abs);
+	}
+	exwiw_disconnect(conn0);
+	return 0;
+}

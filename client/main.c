@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ *
+ * main.c
+ *	  exwiw, the command-line client of the exwiw extension: entry point.
+ *
+ *	  exwiw [export] --target-table=shops --ids=1 --schema-dir=schema -o dump
+ *	  exwiw explain --target-table=shops --ids=1 --schema-dir=schema
+ *	  exwiw schema generate|check|tidy --from-db --schema-dir=schema
+ *
+ * The subcommands and flags are the Ruby client's (see options.c), so that
+ * scripts written for it keep working; the files come from the server's
+ * functions byte for byte (see export.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+/* argv[0], to find pg_dump next to this program */
+char	   *exwiw_program_path = NULL;
+
+/*
+ * main
+ *		Parse, check, run the subcommand.
+ */
+int
+main(int argc, char **argv)
+{
+	CliOptions	opts;
+
+	pg_logging_init(argv[0]);
+	exwiw_program_path = argv[0];
+
+	parse_options(argc, argv, &opts);
+	check_options(&opts);
+
+	switch (opts.command)
+	{
+		case CMD_EXPORT:
+			return run_export(&opts);
+		case CMD_EXPLAIN:
+			return run_explain(&opts);
+		case CMD_SCHEMA:
+			return run_schema(&opts);
+	}
+	return 1;
+}

@@ -1,0 +1,709 @@
+/*-------------------------------------------------------------------------
+ *
+ * options.c
+ *	  The command line: subcommands and flags as the Ruby client has them,
+ *	  merged with the run config (runconfig.c), then checked.
+ *
+ * "exwiw [SUBCOMMAND] [options]": the subcommand is the first argument
+ * when it is export, explain or schema (schema takes a verb: generate,
+ * check or tidy); otherwise it is export.  With nothing after the
+ * subcommand, exwiw prints its help, as the Ruby client does.
+ *
+ * Flags take "--flag=value" and "--flag value" (the Ruby client took only
+ * the first form for some flags, and silently ignored a value given the
+ * second way); unambiguous prefixes of long flags work, as with Ruby's
+ * OptionParser and getopt_long.  Flags win over the run config, which
+ * fills only what the command line left unset.
+ *
+ * Messages follow the Ruby client's wording, in the style of PostgreSQL's
+ * clients ("exwiw: error: ...", exit status 1).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <unistd.h>
+
+#include "getopt_long.h"
+
+enum
+{
+	OPT_SCHEMA_DIR = 1000,
+	OPT_FROM_DB,
+	OPT_URI,
+	OPT_DATABASE,
+	OPT_TARGET_TABLE,
+	OPT_TARGET_COLLECTION,
+	OPT_IDS,
+	OPT_IDS_FIELD,
+	OPT_SCOPE_COLUMN,
+	OPT_OUTPUT_FORMAT,
+	OPT_INSERT_ONLY,
+	OPT_AFTER_INSERT_HOOK,
+	OPT_MONGODB_TIMEOUT,
+	OPT_FAIL_ON,
+	OPT_LOG_LEVEL,
+	OPT_HELP,
+	OPT_WITH_SCHEMA,
+	OPT_FORCE,
+	OPT_ALLOW_UNDECIDED,
+	OPT_SPLIT_ROWS,
+	OPT_ANALYZE
+};
+
+static const struct option long_options[] = {
+	{"host", required_argument, NULL, 'h'},
+	{"port", required_argument, NULL, 'p'},
+	{"user", required_argument, NULL, 'u'},
+	{"output-dir", required_argument, NULL, 'o'},
+	{"schema-dir", required_argument, NULL, OPT_SCHEMA_DIR},
+	{"from-db", no_argument, NULL, OPT_FROM_DB},
+	{"config", required_argument, NULL, 'c'},
+	{"adapter", required_argument, NULL, 'a'},
+	{"uri", required_argument, NULL, OPT_URI},
+	{"database", required_argument, NULL, OPT_DATABASE},
+	{"dbname", required_argument, NULL, 'd'},
+	{"target-table", required_argument, NULL, OPT_TARGET_TABLE},
+	{"target-collection", required_argument, NULL, OPT_TARGET_COLLECTION},
+	{"ids", required_argument, NULL, OPT_IDS},
+	{"ids-field", required_argument, NULL, OPT_IDS_FIELD},
+	{"scope-column", required_argument, NULL, OPT_SCOPE_COLUMN},
+	{"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+	{"insert-only", no_argument, NULL, OPT_INSERT_ONLY},
+	{"after-insert-hook", required_argument, NULL, OPT_AFTER_INSERT_HOOK},
+	{"parallel-workers", required_argument, NULL, 'j'},
+	{"jobs", required_argument, NULL, 'j'},
+	{"mongodb-query-timeout-ms", required_argument, NULL, OPT_MONGODB_TIMEOUT},
+	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"with-schema", no_argument, NULL, OPT_WITH_SCHEMA},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"allow-undecided", no_argument, NULL, OPT_ALLOW_UNDECIDED},
+	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
+	{"quiet", no_argument, NULL, 'q'},
+	{"analyze", no_argument, NULL, OPT_ANALYZE},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0}
+};
+
+/*
+ * usage
+ *		--help, laid out as the Ruby client's (OptionParser: four spaces,
+ *		the flag padded to 32 columns, its description).
+ */
+void
+usage(void)
+{
+	printf("exwiw %s\n\n", EXWIW_VERSION);
+	printf("Usage: exwiw [SUBCOMMAND] [options]\n\n");
+	printf("Subcommands:\n"
+		   "  export    Write one target's rows, closed under foreign keys and masked,\n"
+		   "            from one snapshot, into a directory of per-table files\n"
+		   "            (insert-NNN-<table>.sql, or .jsonl). The default when omitted.\n"
+		   "  explain   Print the plan: one line per table with its file, estimated\n"
+		   "            rows, the indexes it uses and its query.\n"
+		   "  schema    Maintain the schema config (generate | check | tidy) by\n"
+		   "            reading the live database; --from-db is required. `check`\n"
+		   "            prints a JSON report and exits 1 when the config needs work.\n"
+		   "\n");
+	printf("Connection options (libpq's PG* environment variables apply too):\n"
+		   "    -h, --host=HOST                  Target database host (or socket directory)\n"
+		   "    -p, --port=PORT                  Target database port\n"
+		   "    -u, --user=USERNAME              Target database user (also -U)\n"
+		   "        --database=DATABASE          Target database name\n"
+		   "    -d, --dbname=DBNAME              Database name, or a conninfo string\n"
+		   "                                     ('service=prod', 'host=... sslmode=...') or URI\n"
+		   "    -a, --adapter=ADAPTER            Database adapter: postgresql (the only one)\n"
+		   "    The password: DATABASE_PASSWORD, else libpq's (PGPASSWORD, ~/.pgpass),\n"
+		   "    else asked for when the server wants one and stdin is a terminal.\n"
+		   "\n");
+	printf("Export options:\n"
+		   "        --target-table=TABLE         Target table for extraction (required)\n"
+		   "        --ids=IDS                    Comma-separated primary keys of the target\n"
+		   "                                     (required). `<id_space>=` prefixes (--ids=org=a,b)\n"
+		   "                                     are parsed but not supported yet.\n"
+		   "    -o, --output-dir=DUMP_DIR_PATH   Output directory, default dump/. Written into a\n"
+		   "                                     temporary directory next to it and renamed into\n"
+		   "                                     place when every file is complete and synced.\n"
+		   "        --force                      Replace a non-empty output directory (without it,\n"
+		   "                                     exwiw asks on a terminal and refuses otherwise)\n"
+		   "        --schema-dir=SCHEMA_DIR_PATH Directory of schema JSON files, one per table\n"
+		   "                                     (or one JSON file holding the array). (or set\n"
+		   "                                     schema_dir in the config file)\n"
+		   "    -c, --config=CONFIG_FILE_PATH    Path to the exwiw config YAML. Defaults to\n"
+		   "                                     ./exwiw.yml (or ./exwiw.yaml) when present. CLI\n"
+		   "                                     options take precedence; paths inside the file\n"
+		   "                                     are resolved relative to the file.\n"
+		   "        --output-format=FORMAT       insert (default), copy, or jsonl (Extended JSON\n"
+		   "                                     Lines, insert-NNN-<table>.jsonl)\n"
+		   "        --with-schema                Also write insert-000-schema.sql: pg_dump\n"
+		   "                                     --schema-only made idempotent (the Ruby client\n"
+		   "                                     always wrote it; this one writes it when asked)\n"
+		   "    -j, --parallel-workers=N         Export with N connections on one snapshot,\n"
+		   "                                     tables dealt largest first; the directory is\n"
+		   "                                     byte-identical to -j 1. (also --jobs)\n"
+		   "        --split-rows=N               Split tables into part files of N rows: not\n"
+		   "                                     supported yet (the server cannot stream part of\n"
+		   "                                     a table's file); a table is never split, so its\n"
+		   "                                     file stays one file, byte-identical to -j 1.\n"
+		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
+		   "                                     have no mask (refused by default)\n"
+		   "        --after-insert-hook=PATH     Executable run after the files are in place, with\n"
+		   "                                     EXWIW_OUTPUT_DIR, EXWIW_IDS, ... in its environment\n"
+		   "                                     (.rb hooks are the Ruby client's only)\n"
+		   "    -q, --quiet                      No progress display, no summary: only errors\n"
+		   "    Progress (per table rows and bytes against the estimate, an overall bar\n"
+		   "    with an ETA, and a summary line) is shown on stderr when it is a terminal.\n"
+		   "\n");
+	printf("Explain options:\n"
+		   "        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
+		   "    -v, --verbose                    Print each table's EXPLAIN plan too\n"
+		   "\n");
+	printf("Schema options:\n"
+		   "        --from-db                    Read the schema from the database the connection\n"
+		   "                                     options point at (required by `exwiw schema`)\n"
+		   "        --fail-on=CATEGORY           schema check only: 'any' (default) fails on any\n"
+		   "                                     drift or undecided masking; 'stale' fails only\n"
+		   "                                     when the config references tables/columns the\n"
+		   "                                     schema no longer has. The report is printed\n"
+		   "                                     either way.\n"
+		   "\n");
+	printf("Other options:\n"
+		   "        --log-level=LEVEL            Log level (debug, info, warn, error). default is info\n"
+		   "        --insert-only                DEPRECATED: ignored.\n"
+		   "        --help                       Print this help\n"
+		   "        --version                    Print the version\n"
+		   "\n"
+		   "Exit status: 0 success, 1 error (schema check: the config needs work),\n"
+		   "2 schema check could not run, 130 cancelled (Ctrl-C).\n");
+}
+
+/*
+ * exwiw_interactive
+ *		Whether stdin is a terminal (prompts are allowed).
+ */
+bool
+exwiw_interactive(void)
+{
+	return isatty(fileno(stdin));
+}
+
+/*
+ * empty_to_null
+ *		"--target-table=" means not given, as in the Ruby client.
+ */
+static char *
+empty_to_null(const char *s)
+{
+	return (s == NULL || *s == '\0') ? NULL : pg_strdup(s);
+}
+
+/*
+ * strip_slashes
+ *		A path with its trailing "/" removed (but "/" stays "/").
+ */
+static char *
+strip_slashes(const char *s)
+{
+	char	   *p = pg_strdup(s);
+	size_t		len = strlen(p);
+
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	return p;
+}
+
+/*
+ * parse_int_option
+ *		A positive integer, or an error naming the flag.
+ */
+static long
+parse_int_option(const char *value, const char *flag)
+{
+	char	   *end;
+	long		v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno != 0 || end == value || *end != '\0')
+	{
+		pg_log_error("invalid argument: %s=%s (an integer is expected)", flag, value);
+		pg_log_error_hint("Try \"exwiw --help\" for more information.");
+		exit(1);
+	}
+	return v;
+}
+
+/*
+ * parse_options
+ *		The subcommand and the flags, into opts.
+ */
+void
+parse_options(int argc, char **argv, CliOptions *opts)
+{
+	int			first = 1;
+	int			c;
+	int			optindex;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->command = CMD_EXPORT;
+	opts->jobs = -1;
+	opts->split_rows = -1;
+
+	/* --help and --version anywhere, before anything else, as PG clients */
+	if (argc > 1 && (strcmp(argv[1], "-?") == 0))
+	{
+		usage();
+		exit(0);
+	}
+
+	if (argc > 1 && argv[1][0] != '\0' && argv[1][0] != '-')
+	{
+		if (strcmp(argv[1], "export") == 0)
+			opts->command = CMD_EXPORT, first = 2;
+		else if (strcmp(argv[1], "explain") == 0)
+			opts->command = CMD_EXPLAIN, first = 2;
+		else if (strcmp(argv[1], "schema") == 0)
+		{
+			opts->command = CMD_SCHEMA;
+			first = 2;
+			if (argc > 2 && argv[2][0] != '-')
+			{
+				opts->verb_text = argv[2];
+				if (strcmp(argv[2], "generate") == 0)
+					opts->verb = VERB_GENERATE;
+				else if (strcmp(argv[2], "check") == 0)
+					opts->verb = VERB_CHECK;
+				else if (strcmp(argv[2], "tidy") == 0)
+					opts->verb = VERB_TIDY;
+				else
+					opts->verb = VERB_UNKNOWN;
+				first = 3;
+			}
+		}
+	}
+
+	/* nothing after the subcommand: the help, as the Ruby client */
+	if (first >= argc)
+	{
+		usage();
+		exit(0);
+	}
+
+	/* getopt_long over the arguments after the subcommand */
+	argv[first - 1] = argv[0];
+	argc -= first - 1;
+	argv += first - 1;
+	optind = 1;
+	opterr = 0;					/* our own messages, "exwiw: error: ..." */
+
+	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvV?", long_options,
+							&optindex)) != -1)
+	{
+		switch (c)
+		{
+			case 'h':
+				opts->host = pg_strdup(optarg);
+				break;
+			case 'p':
+				opts->port = pg_strdup(optarg);
+				break;
+			case 'u':
+			case 'U':
+				opts->user = pg_strdup(optarg);
+				break;
+			case 'o':
+				opts->output_dir = empty_to_null(optarg);
+				if (opts->output_dir)
+					opts->output_dir = strip_slashes(opts->output_dir);
+				opts->given_output_dir = true;
+				break;
+			case OPT_SCHEMA_DIR:
+				opts->schema_dir = strip_slashes(optarg);
+				break;
+			case OPT_FROM_DB:
+				opts->from_db = true;
+				break;
+			case 'c':
+				opts->config_file = pg_strdup(optarg);
+				break;
+			case 'a':
+				opts->adapter = pg_strdup(optarg);
+				break;
+			case OPT_URI:
+				opts->uri = pg_strdup(optarg);
+				break;
+			case OPT_DATABASE:
+			case 'd':
+				opts->dbname = pg_strdup(optarg);
+				break;
+			case OPT_TARGET_TABLE:
+				opts->target_table = empty_to_null(optarg);
+				break;
+			case OPT_TARGET_COLLECTION:
+				opts->target_collection = empty_to_null(optarg);
+				break;
+			case OPT_IDS:
+				ids_add_option(&opts->ids, optarg);
+				opts->ids_given = true;
+				break;
+			case OPT_IDS_FIELD:
+				opts->ids_field = empty_to_null(optarg);
+				break;
+			case OPT_SCOPE_COLUMN:
+				opts->scope_column = empty_to_null(optarg);
+				break;
+			case OPT_OUTPUT_FORMAT:
+				opts->output_format = empty_to_null(optarg);
+				opts->given_output_format = true;
+				break;
+			case OPT_INSERT_ONLY:
+				fprintf(stderr, "warning: --insert-only is obsolete and ignored (exwiw no longer generates delete-*.sql files); remove the flag\n");
+				break;
+			case OPT_AFTER_INSERT_HOOK:
+				opts->after_insert_hook = pg_strdup(optarg);
+				opts->given_hook = true;
+				break;
+			case 'j':
+				opts->jobs = (int) parse_int_option(optarg, "--parallel-workers");
+				opts->given_jobs = true;
+				if (opts->jobs < 1)
+				{
+					pg_log_error("--parallel-workers must be a positive integer (got %d)", opts->jobs);
+					exit(1);
+				}
+				break;
+			case OPT_MONGODB_TIMEOUT:
+				pg_log_error("--mongodb-query-timeout-ms is only supported by the mongodb adapter");
+				exit(1);
+				break;
+			case OPT_FAIL_ON:
+				opts->fail_on = pg_strdup(optarg);
+				break;
+			case OPT_LOG_LEVEL:
+				opts->log_level = pg_strdup(optarg);
+				break;
+			case OPT_WITH_SCHEMA:
+				opts->with_schema = true;
+				break;
+			case OPT_FORCE:
+				opts->force = true;
+				break;
+			case OPT_ALLOW_UNDECIDED:
+				opts->allow_undecided = true;
+				break;
+			case OPT_SPLIT_ROWS:
+				opts->split_rows = parse_int_option(optarg, "--split-rows");
+				break;
+			case 'q':
+				opts->quiet = true;
+				break;
+			case OPT_ANALYZE:
+				opts->analyze = true;
+				break;
+			case 'v':
+				opts->show_plans = true;
+				break;
+			case OPT_HELP:
+				usage();
+				exit(0);
+				break;
+			case 'V':
+				printf("exwiw %s\n", EXWIW_VERSION);
+				exit(0);
+				break;
+			case '?':
+				if (strcmp(argv[optind - 1], "-?") == 0)
+				{
+					usage();
+					exit(0);
+				}
+				if (optopt != 0 && optopt != '?')
+					pg_log_error("invalid option -- '%c'", optopt);
+				else
+					pg_log_error("unrecognized or ambiguous option \"%s\"", argv[optind - 1]);
+				pg_log_error_hint("Try \"exwiw --help\" for more information.");
+				exit(1);
+				break;
+			case ':':
+				pg_log_error("option \"%s\" requires an argument", argv[optind - 1]);
+				pg_log_error_hint("Try \"exwiw --help\" for more information.");
+				exit(1);
+				break;
+			default:
+				pg_log_error_hint("Try \"exwiw --help\" for more information.");
+				exit(1);
+		}
+	}
+
+	if (optind < argc)
+	{
+		pg_log_error("too many command-line arguments (first is \"%s\")", argv[optind]);
+		pg_log_error_hint("Try \"exwiw --help\" for more information.");
+		exit(1);
+	}
+}
+
+/*
+ * set_log_level
+ *		--log-level: the levels Ruby's Logger knows, mapped to pg_logging's.
+ */
+static void
+set_log_level(const char *level)
+{
+	char	   *l = pg_strdup(level);
+	char	   *p;
+
+	for (p = l; *p; p++)
+		*p = pg_tolower((unsigned char) *p);
+	if (strcmp(l, "debug") == 0)
+		pg_logging_set_level(PG_LOG_DEBUG);
+	else if (strcmp(l, "info") == 0)
+		pg_logging_set_level(PG_LOG_INFO);
+	else if (strcmp(l, "warn") == 0 || strcmp(l, "warning") == 0)
+		pg_logging_set_level(PG_LOG_WARNING);
+	else if (strcmp(l, "error") == 0 || strcmp(l, "fatal") == 0 ||
+			 strcmp(l, "unknown") == 0)
+		pg_logging_set_level(PG_LOG_ERROR);
+	else
+	{
+		pg_log_error("invalid log level: %s", level);
+		pg_log_error_hint("Use one of debug, info, warn, error.");
+		exit(1);
+	}
+}
+
+/*
+ * check_options
+ *		Apply the run config, then check the options in the Ruby client's
+ *		order, with its messages.
+ */
+void
+check_options(CliOptions *opts)
+{
+	char	   *config;
+	int			i;
+
+	/* 1. --ids given twice for a space */
+	if (opts->ids.nerrors > 0)
+	{
+		for (i = 0; i < opts->ids.nerrors; i++)
+			pg_log_error("%s", opts->ids.errors[i]);
+		exit(1);
+	}
+
+	/* 2. the run config fills what the flags left unset */
+	config = runconfig_find(opts->config_file);
+	if (config != NULL)
+		runconfig_apply(config, opts);
+
+	/* 3. log level */
+	if (opts->log_level == NULL)
+		opts->log_level = pg_strdup("info");
+	set_log_level(opts->log_level);
+
+	/* 4. adapter: postgresql only */
+	if (opts->adapter != NULL)
+	{
+		char	   *a = pg_strdup(opts->adapter);
+		char	   *p;
+
+		for (p = a; *p; p++)
+			*p = pg_tolower((unsigned char) *p);
+		if (strcmp(a, "postgresql") != 0)
+		{
+			if (strcmp(a, "mysql") == 0 || strcmp(a, "mysql2") == 0 ||
+				strcmp(a, "sqlite") == 0 || strcmp(a, "sqlite3") == 0 ||
+				strcmp(a, "mongodb") == 0)
+				pg_log_error("adapter \"%s\" is not supported: this client exports from PostgreSQL only (--adapter=postgresql)", opts->adapter);
+			else
+				pg_log_error("invalid adapter. Available options are: postgresql");
+			exit(1);
+		}
+	}
+
+	/* 5.-11. the mongodb-only flags */
+	if (opts->target_collection)
+	{
+		if (opts->target_table)
+			pg_log_error("specify only one of --target-table and --target-collection");
+		else
+			pg_log_error("--target-collection is only supported by the mongodb adapter (use --target-table)");
+		exit(1);
+	}
+	if (opts->ids_field)
+	{
+		pg_log_error("--ids-field is only supported by the mongodb adapter");
+		exit(1);
+	}
+	if (opts->uri)
+	{
+		pg_log_error("--uri is only supported by the mongodb adapter (use --host/--port, or --dbname with a conninfo string or URI)");
+		exit(1);
+	}
+	if (opts->scope_column)
+	{
+		pg_log_error("--scope-column is not supported yet: the server exports one target table's rows by primary key");
+		pg_log_error_hint("Name the table the ids belong to with --target-table.");
+		exit(1);
+	}
+
+	/* 12. explain: export-only options */
+	if (opts->command == CMD_EXPLAIN)
+	{
+		StringInfoData s;
+
+		initStringInfo(&s);
+		if (opts->given_output_dir)
+			appendStringInfoString(&s, ", --output-dir");
+		if (opts->given_output_format)
+			appendStringInfoString(&s, ", --output-format");
+		if (opts->given_hook)
+			appendStringInfoString(&s, ", --after-insert-hook");
+		if (opts->given_jobs)
+			appendStringInfoString(&s, ", --parallel-workers");
+		if (opts->with_schema)
+			appendStringInfoString(&s, ", --with-schema");
+		if (s.len > 0)
+		{
+			pg_log_error("the following options are not applicable in 'explain' subcommand: %s", s.data + 2);
+			exit(1);
+		}
+	}
+	else if (opts->analyze || opts->show_plans)
+	{
+		pg_log_error("--analyze and --verbose apply to the explain subcommand only");
+		exit(1);
+	}
+
+	/* 13. schema */
+	if (opts->command == CMD_SCHEMA)
+	{
+		if (opts->verb == VERB_NONE || opts->verb == VERB_UNKNOWN)
+		{
+			if (opts->verb_text)
+				pg_log_error("usage: exwiw schema generate|check|tidy --from-db [options] (got \"%s\")", opts->verb_text);
+			else
+				pg_log_error("usage: exwiw schema generate|check|tidy --from-db [options] (got nil)");
+			exit(1);
+		}
+		if (!opts->from_db)
+		{
+			pg_log_error("`exwiw schema %s` requires --from-db to say where the schema is read from (a live database connection)",
+						 opts->verb_text);
+			exit(1);
+		}
+		if (opts->fail_on)
+		{
+			if (opts->verb != VERB_CHECK)
+			{
+				pg_log_error("--fail-on only applies to `exwiw schema check` (got `exwiw schema %s`).", opts->verb_text);
+				exit(1);
+			}
+			if (strcmp(opts->fail_on, "any") != 0 && strcmp(opts->fail_on, "stale") != 0)
+			{
+				pg_log_error("--fail-on must be 'any' or 'stale' (got '%s').", opts->fail_on);
+				exit(1);
+			}
+		}
+		if (opts->schema_dir == NULL)
+		{
+			pg_log_error("schema dir is required (pass --schema-dir or set schema_dir in the config file)");
+			exit(1);
+		}
+		return;
+	}
+	if (opts->fail_on)
+	{
+		pg_log_error("--fail-on only applies to `exwiw schema check`");
+		exit(1);
+	}
+	if (opts->from_db)
+	{
+		pg_log_error("--from-db applies to the schema subcommand only");
+		exit(1);
+	}
+
+	/* 15. export: defaults and the format */
+	if (opts->output_dir == NULL)
+		opts->output_dir = pg_strdup("dump");
+	if (opts->output_format == NULL)
+		opts->output_format = pg_strdup("insert");
+	if (strcmp(opts->output_format, "insert") != 0 &&
+		strcmp(opts->output_format, "copy") != 0 &&
+		strcmp(opts->output_format, "jsonl") != 0)
+	{
+		pg_log_error("invalid output format '%s'. Available options are: insert, copy, jsonl", opts->output_format);
+		exit(1);
+	}
+
+	/* 16. schema dir */
+	if (opts->schema_dir == NULL)
+	{
+		pg_log_error("schema dir is required (pass --schema-dir or set schema_dir in the config file)");
+		pg_log_error_hint("Write one from the database with \"exwiw schema generate --from-db --schema-dir=DIR\".");
+		exit(1);
+	}
+
+	/* 17. target and ids */
+	if (opts->target_table == NULL)
+	{
+		if (ids_any_given(&opts->ids))
+			pg_log_error("--ids without --target-table (scope-column mode) is not supported yet");
+		else
+			pg_log_error("--target-table is required");
+		pg_log_error_hint("Name the target table and its primary keys: --target-table=shops --ids=1,2.");
+		exit(1);
+	}
+	for (i = 0; i < opts->ids.n; i++)
+	{
+		if (strcmp(opts->ids.spaces[i].name, DEFAULT_ID_SPACE) != 0 &&
+			opts->ids.spaces[i].nids > 0)
+		{
+			pg_log_error("--ids for a named ID space ('%s') is not supported yet: the server exports by the target table's primary key only",
+						 opts->ids.spaces[i].name);
+			pg_log_error_hint("Pass the target's primary keys without a prefix: --ids=1,2.");
+			exit(1);
+		}
+	}
+	if (ids_find(&opts->ids, DEFAULT_ID_SPACE) == NULL ||
+		ids_find(&opts->ids, DEFAULT_ID_SPACE)->nids == 0)
+	{
+		pg_log_error("--ids is required when --target-table is specified");
+		exit(1);
+	}
+
+	if (opts->split_rows != -1)
+	{
+		pg_log_error("--split-rows is not supported yet: the server cannot stream part of a table's file");
+		pg_log_error_hint("Use --parallel-workers to export several tables at once.");
+		exit(1);
+	}
+
+	/* 18. the hook */
+	if (opts->after_insert_hook)
+	{
+		size_t		len = strlen(opts->after_insert_hook);
+
+		if (access(opts->after_insert_hook, F_OK) != 0)
+		{
+			pg_log_error("--after-insert-hook file not found: %s", opts->after_insert_hook);
+			exit(1);
+		}
+		if (len >= 3 && strcmp(opts->after_insert_hook + len - 3, ".rb") == 0)
+		{
+			pg_log_error("--after-insert-hook: Ruby hooks (.rb) run inside the Ruby client only: %s", opts->after_insert_hook);
+			pg_log_error_hint("Use an executable script.");
+			exit(1);
+		}
+		if (access(opts->after_insert_hook, X_OK) != 0)
+		{
+			pg_log_error("--after-insert-hook must be an executable script: %s", opts->after_insert_hook);
+			exit(1);
+		}
+	}
+	if (opts->jobs < 1)
+		opts->jobs = 1;
+}

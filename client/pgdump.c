@@ -1,0 +1,192 @@
+/*-------------------------------------------------------------------------
+ *
+ * pgdump.c
+ *	  insert-000-schema.sql (--with-schema): pg_dump --schema-only, run
+ *	  as a child while the data streams, then made idempotent (ddl.c).
+ *
+ * pg_dump connects where the export is connected (the live connection's
+ * settings as a conninfo string; the password in its environment, not on
+ * its command line) and reads the export's own snapshot (--snapshot), so
+ * the schema and the data are one view.  The command is the Ruby
+ * client's:
+ *
+ *	pg_dump --schema-only --no-owner --no-acl
+ *		--exclude-schema=google_columnar_engine --exclude-schema=google_db_advisor
+ *		--exclude-schema=google_vacuum_mgmt
+ *
+ * pg_dump is the one next to this program when its version matches (it is
+ * installed into PostgreSQL's bindir), else the first one on PATH.  Its
+ * output and its messages go to hidden files in the temporary directory;
+ * when it fails, its messages are shown and the export fails.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/string.h"
+
+#define PG_DUMP_VERSIONSTR "pg_dump (PostgreSQL) " PG_VERSION "\n"
+
+static char *err_path = NULL;
+static pid_t running = 0;
+
+/*
+ * stop_child_at_exit
+ *		Exit handler: a pg_dump still running when the export fails is
+ *		stopped (its output goes with the temporary directory).
+ */
+static void
+stop_child_at_exit(void)
+{
+	if (running > 0)
+	{
+		kill(running, SIGTERM);
+		(void) waitpid(running, NULL, 0);
+		running = 0;
+	}
+}
+
+/*
+ * pgdump_path
+ *		pg_dump next to this program, or "pg_dump" (found on PATH).
+ */
+static char *
+pgdump_path(void)
+{
+	char		path[MAXPGPATH];
+
+	if (exwiw_program_path != NULL &&
+		find_other_exec(exwiw_program_path, "pg_dump", PG_DUMP_VERSIONSTR, path) == 0)
+		return pg_strdup(path);
+	return pg_strdup("pg_dump");
+}
+
+/*
+ * pgdump_start
+ *		Start pg_dump, writing to raw_path; its pid.
+ */
+pid_t
+pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
+{
+	char	   *password;
+	char	   *conninfo = conninfo_for_child(conn, &password);
+	char	   *bin = pgdump_path();
+	char	   *args[16];
+	int			n = 0;
+	pid_t		pid;
+
+	err_path = psprintf("%s.err", raw_path);
+	args[n++] = bin;
+	args[n++] = "--schema-only";
+	args[n++] = "--no-owner";
+	args[n++] = "--no-acl";
+	args[n++] = "--exclude-schema=google_columnar_engine";
+	args[n++] = "--exclude-schema=google_db_advisor";
+	args[n++] = "--exclude-schema=google_vacuum_mgmt";
+	if (snapshot)
+		args[n++] = psprintf("--snapshot=%s", snapshot);
+	args[n++] = psprintf("--file=%s", raw_path);
+	args[n++] = psprintf("--dbname=%s", conninfo);
+	args[n] = NULL;
+	pg_log_debug("running %s (schema-only, snapshot %s)", bin, snapshot ? snapshot : "none");
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		pg_fatal("could not fork pg_dump: %m");
+	if (pid == 0)
+	{
+		int			fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		/* Ctrl-C reaches the parent, which stops us */
+		signal(SIGINT, SIG_IGN);
+		if (fd >= 0)
+		{
+			dup2(fd, 2);
+			close(fd);
+		}
+		if (password)
+			setenv("PGPASSWORD", password, 1);
+		execvp(bin, args);
+		fprintf(stderr, "could not execute %s: %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	cancel_set_child(pid);
+	running = pid;
+	atexit(stop_child_at_exit);
+	return pid;
+}
+
+/*
+ * pgdump_finish
+ *		Wait for pg_dump; write out_path from its output; remove the raw
+ *		files.  exit(1) when it failed.
+ */
+void
+pgdump_finish(pid_t pid, const char *raw_path, const char *out_path)
+{
+	int			status;
+	size_t		len;
+	char	   *raw;
+	char	   *ddl;
+	char	   *stripped = NULL;
+	int			fd;
+	size_t		done = 0;
+
+	while (waitpid(pid, &status, 0) < 0)
+	{
+		if (errno != EINTR)
+			pg_fatal("could not wait for pg_dump: %m");
+		exit_if_cancelled();
+	}
+	cancel_set_child(0);
+	running = 0;
+	exit_if_cancelled();
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	{
+		char	   *msg = read_whole_file(err_path, &len);
+
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			pg_log_error("failed to run `pg_dump`. Ensure the postgresql client is installed and on PATH.");
+		else if (WIFEXITED(status))
+			pg_log_error("pg_dump failed (exit %d)", WEXITSTATUS(status));
+		else
+			pg_log_error("pg_dump was terminated by signal %d", WTERMSIG(status));
+		if (msg != NULL && len > 0)
+		{
+			(void) pg_strip_crlf(msg);
+			pg_log_error_detail("%s", msg);
+		}
+		exit(1);
+	}
+	raw = read_whole_file(raw_path, &len);
+	if (raw == NULL)
+		pg_fatal("could not read pg_dump's output \"%s\": %m", raw_path);
+	ddl = ddl_postprocess(raw, &stripped);
+	if (stripped)
+		pg_log_debug("Excluded platform-managed extension(s) from the schema dump: %s.", stripped);
+
+	fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, 0666);
+	if (fd < 0)
+		pg_fatal("could not create file \"%s\": %m", out_path);
+	len = strlen(ddl);
+	while (done < len)
+	{
+		ssize_t		w = write(fd, ddl + done, len - done);
+
+		if (w < 0)
+			pg_fatal("could not write file \"%s\": %m", out_path);
+		done += w;
+	}
+	if (close(fd) != 0)
+		pg_fatal("could not close file \"%s\": %m", out_path);
+	unlink(raw_path);
+	unlink(err_path);
+	pg_free(raw);
+	pg_free(ddl);
+}

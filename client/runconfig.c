@@ -1,0 +1,396 @@
+/*-------------------------------------------------------------------------
+ *
+ * runconfig.c
+ *	  The run config: the Ruby client's YAML file (exwiw.yml), read with
+ *	  libyaml.
+ *
+ * The file is --config FILE, or else the first of ./exwiw.yml and
+ * ./exwiw.yaml that exists.  It is a mapping; its keys are the Ruby
+ * client's:
+ *
+ *	adapter schema_dir output_dir output_format after_insert_hook log_level
+ *	target_table target_collection ids ids_field scope_column
+ *	parallel_workers explain_verbosity mongodb_query_timeout_ms
+ *
+ * Connection settings (host port user database uri password) are refused:
+ * they belong on the command line or in the environment.  insert_only is
+ * obsolete and ignored with a warning; any other key is an error.  For
+ * explain and schema, the export-only keys (output_dir output_format
+ * after_insert_hook parallel_workers) are dropped, so one file serves
+ * every subcommand.  A value fills an option only when the command line
+ * left it unset; paths are relative to the file's directory.  "ids" is a
+ * string ("1,2"), a list, or a mapping of ID space to either.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+static const char *const allowed_keys[] = {
+	"adapter", "schema_dir", "output_dir", "output_format",
+	"after_insert_hook", "log_level", "target_table", "target_collection",
+	"ids", "ids_field", "scope_column", "parallel_workers",
+	"explain_verbosity", "mongodb_query_timeout_ms", NULL
+};
+
+static const char *const connection_keys[] = {
+	"host", "port", "user", "database", "uri", "password", NULL
+};
+
+static const char *const export_only_keys[] = {
+	"output_dir", "output_format", "after_insert_hook", "parallel_workers", NULL
+};
+
+/*
+ * in_list
+ *		Whether s is one of the NULL-terminated list.
+ */
+static bool
+in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * absolute_path
+ *		path made absolute against base (a directory); "~/" is $HOME.
+ */
+static char *
+absolute_path(const char *path, const char *base)
+{
+	char	   *result;
+
+	if (path[0] == '/')
+		result = pg_strdup(path);
+	else if (path[0] == '~' && (path[1] == '/' || path[1] == '\0') && getenv("HOME"))
+		result = psprintf("%s%s", getenv("HOME"), path + 1);
+	else
+		result = psprintf("%s/%s", base, path);
+	canonicalize_path(result);
+	return result;
+}
+
+/*
+ * current_dir
+ *		The working directory, or an error.
+ */
+static char *
+current_dir(void)
+{
+	char		buf[MAXPGPATH];
+
+	if (getcwd(buf, sizeof(buf)) == NULL)
+		pg_fatal("could not identify current directory: %m");
+	return pg_strdup(buf);
+}
+
+/*
+ * runconfig_find
+ *		The run config's path: the given one (which must be a file), or
+ *		./exwiw.yml or ./exwiw.yaml, or NULL.
+ */
+char *
+runconfig_find(const char *given)
+{
+	struct stat st;
+	char	   *cwd = current_dir();
+
+	if (given != NULL)
+	{
+		char	   *path = absolute_path(given, cwd);
+
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		{
+			pg_log_error("config file not found: %s", path);
+			exit(1);
+		}
+		return path;
+	}
+	if (stat("exwiw.yml", &st) == 0 && S_ISREG(st.st_mode))
+		return absolute_path("exwiw.yml", cwd);
+	if (stat("exwiw.yaml", &st) == 0 && S_ISREG(st.st_mode))
+		return absolute_path("exwiw.yaml", cwd);
+	return NULL;
+}
+
+/*
+ * scalar_text
+ *		A scalar node's text, or NULL for YAML's null (~, null, empty).
+ *		Anything else than a scalar is an error naming the key.
+ */
+static char *
+scalar_text(yaml_node_t *node, const char *key, const char *path)
+{
+	char	   *value;
+
+	if (node->type != YAML_SCALAR_NODE)
+	{
+		pg_log_error("config '%s' must be a single value, not a %s (%s)", key,
+					 node->type == YAML_SEQUENCE_NODE ? "list" : "mapping", path);
+		exit(1);
+	}
+	value = pnstrdup((const char *) node->data.scalar.value, node->data.scalar.length);
+	if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		(value[0] == '\0' || strcmp(value, "~") == 0 || strcmp(value, "null") == 0 ||
+		 strcmp(value, "Null") == 0 || strcmp(value, "NULL") == 0))
+		return NULL;
+	return value;
+}
+
+/*
+ * ids_from_node
+ *		A list of ids from a string ("1,2", split on commas) or a sequence
+ *		(each element's text).
+ */
+static char **
+ids_from_node(yaml_document_t *doc, yaml_node_t *node, int *n, const char *path)
+{
+	if (node->type == YAML_SCALAR_NODE)
+	{
+		char	   *s = scalar_text(node, "ids", path);
+
+		return split_commas(s ? s : "", n);
+	}
+	if (node->type == YAML_SEQUENCE_NODE)
+	{
+		yaml_node_item_t *item;
+		int			count = node->data.sequence.items.top - node->data.sequence.items.start;
+		char	  **out = pg_malloc0(sizeof(char *) * (count + 1));
+
+		*n = 0;
+		for (item = node->data.sequence.items.start; item < node->data.sequence.items.top; item++)
+		{
+			yaml_node_t *e = yaml_document_get_node(doc, *item);
+			char	   *s;
+
+			if (e == NULL || e->type != YAML_SCALAR_NODE)
+			{
+				pg_log_error("config 'ids' must list single values (%s)", path);
+				exit(1);
+			}
+			s = pnstrdup((const char *) e->data.scalar.value, e->data.scalar.length);
+			out[(*n)++] = s;
+		}
+		return out;
+	}
+	pg_log_error("config 'ids' must be a string, a list, or a mapping of ID space to ids (%s)", path);
+	exit(1);
+}
+
+/*
+ * apply_ids
+ *		The "ids" key, used only when the command line gave no ids.
+ */
+static void
+apply_ids(yaml_document_t *doc, yaml_node_t *node, CliOptions *opts,
+		  const char *path)
+{
+	IdSpaces	ids = {0};
+	char	  **values;
+	int			n;
+
+	if (node->type == YAML_MAPPING_NODE)
+	{
+		yaml_node_pair_t *pair;
+
+		for (pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++)
+		{
+			yaml_node_t *k = yaml_document_get_node(doc, pair->key);
+			yaml_node_t *v = yaml_document_get_node(doc, pair->value);
+			char	   *space;
+
+			if (k->type != YAML_SCALAR_NODE)
+			{
+				pg_log_error("config 'ids' keys must be ID space names in %s", path);
+				exit(1);
+			}
+			space = pnstrdup((const char *) k->data.scalar.value, k->data.scalar.length);
+			if (!ids_valid_space_name(space))
+			{
+				pg_log_error("config 'ids' keys must be ID space names (a lowercase letter followed by lowercase letters, digits or underscores; got \"%s\") in %s",
+							 space, path);
+				exit(1);
+			}
+			values = ids_from_node(doc, v, &n, path);
+			ids_set_space(&ids, space, values, n);
+		}
+	}
+	else
+	{
+		values = ids_from_node(doc, node, &n, path);
+		ids_set_space(&ids, DEFAULT_ID_SPACE, values, n);
+	}
+	if (!ids_any_given(&opts->ids))
+	{
+		opts->ids.n = ids.n;
+		opts->ids.spaces = ids.spaces;
+	}
+}
+
+/*
+ * set_if_unset
+ *		*field = value when the command line left it unset.
+ */
+static void
+set_if_unset(char **field, char *value)
+{
+	if (*field == NULL && value != NULL)
+		*field = value;
+}
+
+/*
+ * runconfig_apply
+ *		Read the file at path and fill the unset options from it.
+ */
+void
+runconfig_apply(const char *path, CliOptions *opts)
+{
+	FILE	   *f;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	yaml_node_pair_t *pair;
+	char	   *dir;
+
+	f = fopen(path, "rb");
+	if (f == NULL)
+		pg_fatal("could not open config file \"%s\": %m", path);
+	if (!yaml_parser_initialize(&parser))
+		pg_fatal("out of memory");
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc))
+	{
+		pg_log_error("config file %s is not valid YAML: %s at line %lu, column %lu",
+					 path, parser.problem ? parser.problem : "parse error",
+					 (unsigned long) parser.problem_mark.line + 1,
+					 (unsigned long) parser.problem_mark.column + 1);
+		exit(1);
+	}
+	fclose(f);
+
+	dir = pg_strdup(path);
+	get_parent_directory(dir);
+
+	root = yaml_document_get_root_node(&doc);
+	if (root == NULL)
+		goto done;				/* an empty file is an empty mapping */
+	if (root->type != YAML_MAPPING_NODE)
+	{
+		if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0)
+			goto done;
+		pg_log_error("config file must be a YAML mapping (key: value): %s", path);
+		exit(1);
+	}
+
+	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++)
+	{
+		yaml_node_t *k = yaml_document_get_node(&doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(&doc, pair->value);
+		char	   *key;
+		char	   *value;
+
+		if (k->type != YAML_SCALAR_NODE)
+		{
+			pg_log_error("config file must be a YAML mapping (key: value): %s", path);
+			exit(1);
+		}
+		key = pnstrdup((const char *) k->data.scalar.value, k->data.scalar.length);
+
+		if (in_list(key, connection_keys))
+		{
+			pg_log_error("'%s' is a database connection setting and must be passed via the CLI/environment, not the config file (%s)",
+						 key, path);
+			exit(1);
+		}
+		if (strcmp(key, "insert_only") == 0)
+		{
+			fprintf(stderr, "warning: config key 'insert_only' in %s is obsolete and ignored (exwiw no longer generates delete-*.sql files); remove it from the config file\n",
+					path);
+			continue;
+		}
+		if (!in_list(key, allowed_keys))
+		{
+			pg_log_error("unknown config key '%s' in %s. Allowed keys: adapter, schema_dir, output_dir, output_format, after_insert_hook, log_level, target_table, target_collection, ids, ids_field, scope_column, parallel_workers, explain_verbosity, mongodb_query_timeout_ms",
+						 key, path);
+			exit(1);
+		}
+		if (opts->command != CMD_EXPORT && in_list(key, export_only_keys))
+			continue;
+
+		if (strcmp(key, "ids") == 0)
+		{
+			apply_ids(&doc, v, opts, path);
+			continue;
+		}
+
+		value = scalar_text(v, key, path);
+		if (value == NULL)
+			continue;
+		if (strcmp(key, "adapter") == 0)
+			set_if_unset(&opts->adapter, value);
+		else if (strcmp(key, "schema_dir") == 0)
+		{
+			size_t		len = strlen(value);
+
+			while (len > 1 && value[len - 1] == '/')
+				value[--len] = '\0';
+			set_if_unset(&opts->schema_dir, absolute_path(value, dir));
+		}
+		else if (strcmp(key, "output_dir") == 0)
+		{
+			size_t		len = strlen(value);
+
+			while (len > 1 && value[len - 1] == '/')
+				value[--len] = '\0';
+			set_if_unset(&opts->output_dir, absolute_path(value, dir));
+		}
+		else if (strcmp(key, "after_insert_hook") == 0)
+			set_if_unset(&opts->after_insert_hook, absolute_path(value, dir));
+		else if (strcmp(key, "output_format") == 0)
+			set_if_unset(&opts->output_format, value);
+		else if (strcmp(key, "log_level") == 0)
+			set_if_unset(&opts->log_level, value);
+		else if (strcmp(key, "target_table") == 0)
+			set_if_unset(&opts->target_table, value);
+		else if (strcmp(key, "target_collection") == 0)
+			set_if_unset(&opts->target_collection, value);
+		else if (strcmp(key, "ids_field") == 0)
+			set_if_unset(&opts->ids_field, value);
+		else if (strcmp(key, "scope_column") == 0)
+			set_if_unset(&opts->scope_column, value);
+		else if (strcmp(key, "parallel_workers") == 0)
+		{
+			char	   *end;
+			long		n = strtol(value, &end, 10);
+
+			if (end == value || *end != '\0')
+			{
+				pg_log_error("config 'parallel_workers' must be an integer (got \"%s\")", value);
+				exit(1);
+			}
+			if (n < 1)
+			{
+				pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
+				exit(1);
+			}
+			if (opts->jobs < 0)
+				opts->jobs = (int) n;
+		}
+		else if (strcmp(key, "mongodb_query_timeout_ms") == 0)
+		{
+			pg_log_error("--mongodb-query-timeout-ms is only supported by the mongodb adapter");
+			exit(1);
+		}
+		/* explain_verbosity: mongodb explain only, nothing to do */
+	}
+
+done:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+}

@@ -1,0 +1,339 @@
+/*-------------------------------------------------------------------------
+ *
+ * schemadir.c
+ *	  The schema config: the Ruby client's directory of per-table JSON
+ *	  files, or one JSON file holding the array.
+ *
+ * --schema-dir DIR reads DIR/<name>.json (not recursively, dot files left out)
+ * in byte order of their names, as the Ruby client does; each file holds
+ * one table's config (an object), or several (an array, or an object with
+ * a "tables" array).  --schema-dir FILE reads one such file.  Every file is
+ * parsed here first, so that a file that is not JSON is an error naming
+ * the file and the line before anything is sent; the tables are then
+ * joined into the one JSON array exwiw_export() takes.  Checking the
+ * configs themselves is the server's job.
+ *
+ * Files are written whole and durably: a temporary file next to the
+ * target, fsync, rename, fsync of the directory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/file_utils.h"
+
+/*
+ * read_whole_file
+ *		The bytes of a file (NUL-terminated), or NULL with errno set.
+ */
+char *
+read_whole_file(const char *path, size_t *len)
+{
+	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	struct stat st;
+	char	   *buf;
+	size_t		cap,
+				used = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0)
+	{
+		close(fd);
+		return NULL;
+	}
+	cap = st.st_size > 0 ? st.st_size + 1 : 8192;
+	buf = pg_malloc(cap + 1);
+	for (;;)
+	{
+		ssize_t		r;
+
+		if (used == cap)
+		{
+			cap *= 2;
+			buf = pg_realloc(buf, cap + 1);
+		}
+		r = read(fd, buf + used, cap - used);
+		if (r < 0)
+		{
+			int			save = errno;
+
+			close(fd);
+			pg_free(buf);
+			errno = save;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		used += r;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/*
+ * name_cmp
+ *		qsort: file names in byte order.
+ */
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * add_tables
+ *		The table configs of one parsed file.
+ */
+static void
+add_tables(SchemaConfig *cfg, const char *path, JsonValue *v)
+{
+	JsonValue  *list = NULL;
+	int			i;
+
+	if (v->kind == JV_OBJECT && json_get(v, "tables") != NULL &&
+		json_get(v, "name") == NULL)
+		list = json_get(v, "tables");
+	else if (v->kind == JV_ARRAY)
+		list = v;
+
+	if (list == NULL)
+	{
+		if (v->kind != JV_OBJECT)
+		{
+			pg_log_error("schema file %s must hold a table config (a JSON object) or an array of them", path);
+			exit(exwiw_error_exit);
+		}
+		cfg->tables = pg_realloc(cfg->tables, sizeof(SchemaTable) * (cfg->ntables + 1));
+		cfg->tables[cfg->ntables].path = pg_strdup(path);
+		cfg->tables[cfg->ntables].config = v;
+		cfg->ntables++;
+		return;
+	}
+	if (list->kind != JV_ARRAY)
+	{
+		pg_log_error("schema file %s: \"tables\" must be an array", path);
+		exit(exwiw_error_exit);
+	}
+	for (i = 0; i < list->n; i++)
+	{
+		if (list->items[i]->kind != JV_OBJECT)
+		{
+			pg_log_error("schema file %s: element %d is not a table config (a JSON object)", path, i);
+			exit(exwiw_error_exit);
+		}
+		cfg->tables = pg_realloc(cfg->tables, sizeof(SchemaTable) * (cfg->ntables + 1));
+		cfg->tables[cfg->ntables].path = pg_strdup(path);
+		cfg->tables[cfg->ntables].config = list->items[i];
+		cfg->ntables++;
+	}
+}
+
+/*
+ * load_file
+ *		Parse one file and add its tables.
+ */
+static void
+load_file(SchemaConfig *cfg, const char *path)
+{
+	size_t		len;
+	char	   *text = read_whole_file(path, &len);
+	char	   *err = NULL;
+	JsonValue  *v;
+
+	if (text == NULL)
+		pg_fatal("could not read schema file \"%s\": %m", path);
+	v = json_parse(text, len, &err);
+	if (v == NULL)
+	{
+		pg_log_error("schema file %s is not valid JSON: %s", path, err);
+		exit(exwiw_error_exit);
+	}
+	add_tables(cfg, path, v);
+	pg_free(text);
+}
+
+/*
+ * schema_config_load
+ *		Read a schema dir (or file).  A directory that does not exist is an
+ *		error when must_exist, else an empty config; one without .json
+ *		files is an error when must_exist.
+ */
+SchemaConfig *
+schema_config_load(const char *location, bool must_exist)
+{
+	SchemaConfig *cfg = pg_malloc0(sizeof(SchemaConfig));
+	struct stat st;
+	DIR		   *dir;
+	struct dirent *de;
+	char	  **names = NULL;
+	int			n = 0,
+				i;
+
+	cfg->location = pg_strdup(location);
+	if (stat(location, &st) != 0)
+	{
+		if (errno == ENOENT && !must_exist)
+			return cfg;
+		if (errno == ENOENT)
+		{
+			pg_log_error("schema dir does not exist: %s", location);
+			exit(exwiw_error_exit);
+		}
+		pg_fatal("could not stat \"%s\": %m", location);
+	}
+	if (S_ISREG(st.st_mode))
+	{
+		cfg->single_file = true;
+		load_file(cfg, location);
+		return cfg;
+	}
+	if (!S_ISDIR(st.st_mode))
+	{
+		pg_log_error("schema dir is neither a directory nor a file: %s", location);
+		exit(exwiw_error_exit);
+	}
+
+	dir = opendir(location);
+	if (dir == NULL)
+		pg_fatal("could not open directory \"%s\": %m", location);
+	while (errno = 0, (de = readdir(dir)) != NULL)
+	{
+		size_t		len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		names = pg_realloc(names, sizeof(char *) * (n + 1));
+		names[n++] = pg_strdup(de->d_name);
+	}
+	if (errno != 0)
+		pg_fatal("could not read directory \"%s\": %m", location);
+	closedir(dir);
+
+	if (n == 0 && must_exist)
+	{
+		pg_log_error("schema dir contains no .json files: %s", location);
+		exit(exwiw_error_exit);
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(char *), name_cmp);
+	for (i = 0; i < n; i++)
+		load_file(cfg, psprintf("%s/%s", location, names[i]));
+	return cfg;
+}
+
+/*
+ * schema_config_text
+ *		The tables as one compact JSON array: the server's config.
+ */
+char *
+schema_config_text(const SchemaConfig *cfg)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	appendStringInfoChar(&s, '[');
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(&s, ',');
+		json_print_compact(&s, cfg->tables[i].config);
+	}
+	appendStringInfoChar(&s, ']');
+	return s.data;
+}
+
+/*
+ * schema_table_name
+ *		A table config's "name", or NULL.
+ */
+const char *
+schema_table_name(const SchemaTable *t)
+{
+	return json_get_string(t->config, "name");
+}
+
+/*
+ * schema_table_file_name
+ *		DIR/<table>.json, with "/", "%" and control characters written as
+ *		%XX, as the server names the export's files.
+ */
+char *
+schema_table_file_name(const char *dir, const char *table)
+{
+	StringInfoData s;
+	const unsigned char *p;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "%s/", dir);
+	for (p = (const unsigned char *) table; *p; p++)
+	{
+		if (*p == '/' || *p == '%' || *p < 0x20 || *p == 0x7f)
+			appendStringInfo(&s, "%%%02X", *p);
+		else
+			appendStringInfoChar(&s, (char) *p);
+	}
+	appendStringInfoString(&s, ".json");
+	return s.data;
+}
+
+/*
+ * write_file_durably
+ *		Replace path by data: a temporary file next to it, fsync, rename,
+ *		fsync of the directory.
+ */
+void
+write_file_durably(const char *path, const char *data, size_t len)
+{
+	char	   *tmp = psprintf("%s.tmp.%d", path, (int) getpid());
+	char	   *dir;
+	int			fd;
+	size_t		done = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, 0644);
+	if (fd < 0)
+		pg_fatal("could not create file \"%s\": %m", tmp);
+	while (done < len)
+	{
+		ssize_t		w = write(fd, data + done, len - done);
+
+		if (w < 0)
+		{
+			int			save = errno;
+
+			unlink(tmp);
+			errno = save;
+			pg_fatal("could not write file \"%s\": %m", tmp);
+		}
+		done += w;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0)
+	{
+		int			save = errno;
+
+		unlink(tmp);
+		errno = save;
+		pg_fatal("could not fsync file \"%s\": %m", tmp);
+	}
+	if (rename(tmp, path) != 0)
+	{
+		int			save = errno;
+
+		unlink(tmp);
+		errno = save;
+		pg_fatal("could not rename file \"%s\" to \"%s\": %m", tmp, path);
+	}
+	dir = pg_strdup(path);
+	get_parent_directory(dir);
+	if (dir[0] == '\0')
+		strcpy(dir, ".");
+	(void) fsync_fname(dir, true);
+}
