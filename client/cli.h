@@ -118,7 +118,7 @@ typedef struct CliOptions
 	bool		ids_given;		/* --ids on the command line */
 	char	   *log_level;
 	char	   *after_insert_hook;
-	char	   *scope_column;	/* not supported yet */
+	char	   *scope_column;	/* deprecated: refused, declare it per table */
 	char	   *target_collection;	/* mongodb: refused */
 	char	   *ids_field;		/* mongodb: refused */
 	char	   *uri;			/* mongodb: refused */
@@ -153,6 +153,7 @@ extern bool ids_any_given(const IdSpaces *ids);
 extern bool ids_valid_space_name(const char *name);
 extern char **split_commas(const char *s, int *n);
 extern char *ids_array_literal(const IdSpace *space);
+extern char *ids_by_space_json(const IdSpaces *ids);
 
 /* ---------------------------------------------------------------- */
 /* runconfig.c                                                        */
@@ -242,6 +243,7 @@ extern PGresult *exec_params_checked(PGconn *conn, const char *sql,
 									 int nparams, const char *const *values,
 									 const char *what);
 extern void exec_command(PGconn *conn, const char *sql, const char *what);
+extern char *exwiw_extension_schema(PGconn *conn);
 extern char *conninfo_for_child(PGconn *conn, char **password);
 
 /* cancel on SIGINT/SIGTERM */

@@ -373,6 +373,43 @@ exec_params_checked(PGconn *conn, const char *sql, int nparams,
 }
 
 /*
+ * exwiw_extension_schema
+ *		The schema the exwiw extension is installed in, quoted for SQL.
+ *		Exits with exwiw_error_exit and a hint when it is not installed, or
+ *		when it is older than the functions this client calls (1.1: the
+ *		files, allow_undecided and ids_by_space arguments).
+ */
+char *
+exwiw_extension_schema(PGconn *conn)
+{
+	PGresult   *res;
+	char	   *nsp;
+
+	res = exec_checked(conn,
+					   "SELECT pg_catalog.quote_ident(n.nspname), e.extversion "
+					   "FROM pg_catalog.pg_extension e "
+					   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+					   "WHERE e.extname = 'exwiw'",
+					   "could not look up the exwiw extension");
+	if (PQntuples(res) != 1)
+	{
+		pg_log_error("the exwiw extension is not installed in database \"%s\"", PQdb(conn));
+		pg_log_error_hint("Run CREATE EXTENSION exwiw; as a superuser in that database.");
+		exit(exwiw_error_exit);
+	}
+	if (strcmp(PQgetvalue(res, 0, 1), "1.0") == 0)
+	{
+		pg_log_error("the exwiw extension in database \"%s\" is version %s; this client needs %s",
+					 PQdb(conn), PQgetvalue(res, 0, 1), EXWIW_VERSION);
+		pg_log_error_hint("Run ALTER EXTENSION exwiw UPDATE; in that database.");
+		exit(exwiw_error_exit);
+	}
+	nsp = pg_strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return nsp;
+}
+
+/*
  * exec_command
  *		Run a command whose result does not matter, or exit(1).
  */

@@ -52,7 +52,7 @@ run_explain(CliOptions *opts)
 	char	   *config_text = schema_config_text(cfg);
 	IdSpace    *def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
 	char	   *ids = ids_array_literal(def);
-	const char *params[4];
+	const char *params[5];
 	PGconn	   *conn;
 	PGresult   *res;
 	char	   *nsp;
@@ -63,30 +63,20 @@ run_explain(CliOptions *opts)
 
 	setup_cancel_handler_multi();
 	conn = exwiw_connect(opts, "explain");
-	res = exec_checked(conn,
-					   "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-					   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-					   "WHERE e.extname = 'exwiw'", NULL);
-	if (PQntuples(res) != 1)
-	{
-		pg_log_error("the exwiw extension is not installed in database \"%s\"", PQdb(conn));
-		pg_log_error_hint("Run CREATE EXTENSION exwiw; as a superuser in that database.");
-		exit(1);
-	}
-	nsp = pg_strdup(PQgetvalue(res, 0, 0));
-	PQclear(res);
+	nsp = exwiw_extension_schema(conn);
 
 	params[0] = opts->target_table;
 	params[1] = ids;
 	params[2] = config_text;
 	params[3] = opts->analyze ? "true" : "false";
+	params[4] = ids_by_space_json(&opts->ids);
 	sql = psprintf("SELECT e.seq, e.table_name, e.file_name, e.estimated_rows, "
 				   "pg_catalog.array_to_string(e.indexes, ', '), e.plan, p.query "
-				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool) e "
-				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb) p ON p.seq = e.seq "
+				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
+				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
 	exec_command(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
-	res = exec_params_checked(conn, sql, 4, params, NULL);
+	res = exec_params_checked(conn, sql, 5, params, NULL);
 	n = PQntuples(res);
 	for (i = 0; i < n; i++)
 		maxseq = Max(maxseq, atoi(PQgetvalue(res, i, 0)));

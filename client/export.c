@@ -56,33 +56,6 @@ export_format_name(const CliOptions *opts)
 }
 
 /*
- * extension_schema
- *		The schema exwiw is installed in, quoted for SQL; exit(1) with a hint
- *		when it is not installed.
- */
-static char *
-extension_schema(PGconn *conn)
-{
-	PGresult   *res;
-	char	   *nsp;
-
-	res = exec_checked(conn,
-					   "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-					   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-					   "WHERE e.extname = 'exwiw'",
-					   "could not look up the exwiw extension");
-	if (PQntuples(res) != 1)
-	{
-		pg_log_error("the exwiw extension is not installed in database \"%s\"", PQdb(conn));
-		pg_log_error_hint("Run CREATE EXTENSION exwiw; as a superuser in that database.");
-		exit(1);
-	}
-	nsp = pg_strdup(PQgetvalue(res, 0, 0));
-	PQclear(res);
-	return nsp;
-}
-
-/*
  * seq_of_file_name
  *		The file number in "insert-NNN-<table>.ext", or -1.
  */
@@ -263,7 +236,7 @@ run_export(CliOptions *opts)
 	char	   *config_text;
 	char	   *ids;
 	char	   *nsp;
-	const char *params[6];
+	const char *params[7];
 	PGconn	   *conn0;
 	PGresult   *res;
 	char	   *snapshot = NULL;
@@ -293,7 +266,7 @@ run_export(CliOptions *opts)
 
 	setup_cancel_handler_multi();
 	conn0 = exwiw_connect(opts, "export");
-	nsp = extension_schema(conn0);
+	nsp = exwiw_extension_schema(conn0);
 	exec_command(conn0, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
 
 	params[0] = opts->target_table;
@@ -302,6 +275,7 @@ run_export(CliOptions *opts)
 	params[3] = export_format_name(opts);
 	params[4] = opts->allow_undecided ? "true" : "false";
 	params[5] = NULL;
+	params[6] = ids_by_space_json(&opts->ids);
 
 	if (jobs > 1 || opts->with_schema)
 	{
@@ -313,7 +287,7 @@ run_export(CliOptions *opts)
 	}
 	if (need_plan)
 	{
-		plan = plan_export(conn0, nsp, params, def->nids, opts->target_table);
+		plan = plan_export(conn0, nsp, params, def ? def->nids : 0, opts->target_table);
 		nfiles = plan->nfiles;
 		jobs = deal_files(plan, jobs);
 	}
@@ -356,14 +330,14 @@ run_export(CliOptions *opts)
 	}
 
 	sql = psprintf("SELECT (e).file_name, (e).chunk FROM (SELECT %s.exwiw_export($1, $2::pg_catalog.text[], "
-				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[]) AS e) s", nsp);
+				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[], $7::pg_catalog.jsonb) AS e) s", nsp);
 	for (i = 0; i < jobs; i++)
 	{
 		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;
 
 		params[5] = share;
 		pg_log_debug("query: %s (files %s)", sql, share ? share : "all");
-		if (!PQsendQueryParams(streams[i].conn, sql, 6, NULL, params, NULL, NULL, 0) ||
+		if (!PQsendQueryParams(streams[i].conn, sql, 7, NULL, params, NULL, NULL, 0) ||
 			!PQsetSingleRowMode(streams[i].conn))
 		{
 			pg_log_error("could not send the export query: %s", PQerrorMessage(streams[i].conn));

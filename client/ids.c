@@ -193,3 +193,58 @@ ids_array_literal(const IdSpace *space)
 	appendStringInfoChar(&s, '}');
 	return s.data;
 }
+
+/*
+ * ids_by_space_json
+ *		The ids of the named ID spaces (every space but "default") as the
+ *		ids_by_space argument of exwiw_export: {"org": ["1", "2"]}; NULL
+ *		when no named space has ids.
+ */
+char *
+ids_by_space_json(const IdSpaces *ids)
+{
+	StringInfoData s;
+	int			i,
+				j,
+				n = 0;
+
+	initStringInfo(&s);
+	appendStringInfoChar(&s, '{');
+	for (i = 0; i < ids->n; i++)
+	{
+		const IdSpace *sp = &ids->spaces[i];
+
+		if (strcmp(sp->name, DEFAULT_ID_SPACE) == 0 || sp->nids == 0)
+			continue;
+		if (n++ > 0)
+			appendStringInfoString(&s, ", ");
+		/* a space name is [a-z][a-z0-9_]*: no escaping needed */
+		appendStringInfo(&s, "\"%s\": [", sp->name);
+		for (j = 0; j < sp->nids; j++)
+		{
+			const unsigned char *p;
+
+			if (j > 0)
+				appendStringInfoString(&s, ", ");
+			appendStringInfoChar(&s, '"');
+			for (p = (const unsigned char *) sp->ids[j]; *p; p++)
+			{
+				if (*p == '"' || *p == '\\')
+					appendStringInfo(&s, "\\%c", *p);
+				else if (*p < 0x20)
+					appendStringInfo(&s, "\\u%04x", *p);
+				else
+					appendStringInfoChar(&s, *p);
+			}
+			appendStringInfoChar(&s, '"');
+		}
+		appendStringInfoChar(&s, ']');
+	}
+	appendStringInfoChar(&s, '}');
+	if (n == 0)
+	{
+		pfree(s.data);
+		return NULL;
+	}
+	return s.data;
+}

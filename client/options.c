@@ -120,10 +120,11 @@ usage(void)
 		   "    else asked for when the server wants one and stdin is a terminal.\n"
 		   "\n");
 	printf("Export options:\n"
-		   "        --target-table=TABLE         Target table for extraction (required)\n"
-		   "        --ids=IDS                    Comma-separated primary keys of the target\n"
-		   "                                     (required). `<id_space>=` prefixes (--ids=org=a,b)\n"
-		   "                                     are parsed but not supported yet.\n"
+		   "        --target-table=TABLE         Target table for extraction; without it, --ids are\n"
+		   "                                     values of the tables' scope_column (scope-column mode)\n"
+		   "        --ids=IDS                    Comma-separated primary keys of the target, or scope\n"
+		   "                                     values (required). `<id_space>=` prefixes\n"
+		   "                                     (--ids=org=a,b) give the ids of a named ID space.\n"
 		   "    -o, --output-dir=DUMP_DIR_PATH   Output directory, default dump/. Written into a\n"
 		   "                                     temporary directory next to it and renamed into\n"
 		   "                                     place when every file is complete and synced.\n"
@@ -648,28 +649,13 @@ check_options(CliOptions *opts)
 	}
 
 	/* 17. target and ids */
-	if (opts->target_table == NULL)
+	if (opts->target_table == NULL && !ids_any_given(&opts->ids))
 	{
-		if (ids_any_given(&opts->ids))
-			pg_log_error("--ids without --target-table (scope-column mode) is not supported yet");
-		else
-			pg_log_error("--target-table is required");
-		pg_log_error_hint("Name the target table and its primary keys: --target-table=shops --ids=1,2.");
+		pg_log_error("--target-table is required");
+		pg_log_error_hint("Name the target table and its primary keys: --target-table=shops --ids=1,2; or give --ids alone to filter by the tables' scope_column.");
 		exit(1);
 	}
-	for (i = 0; i < opts->ids.n; i++)
-	{
-		if (strcmp(opts->ids.spaces[i].name, DEFAULT_ID_SPACE) != 0 &&
-			opts->ids.spaces[i].nids > 0)
-		{
-			pg_log_error("--ids for a named ID space ('%s') is not supported yet: the server exports by the target table's primary key only",
-						 opts->ids.spaces[i].name);
-			pg_log_error_hint("Pass the target's primary keys without a prefix: --ids=1,2.");
-			exit(1);
-		}
-	}
-	if (ids_find(&opts->ids, DEFAULT_ID_SPACE) == NULL ||
-		ids_find(&opts->ids, DEFAULT_ID_SPACE)->nids == 0)
+	if (!ids_any_given(&opts->ids))
 	{
 		pg_log_error("--ids is required when --target-table is specified");
 		exit(1);

@@ -32,9 +32,9 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-static char *temp_dir = NULL;		/* the temporary directory, while it exists */
+static char *temp_dir = NULL;	/* the temporary directory, while it exists */
 static char *created_parent = NULL; /* topmost parent directory we created */
-static char *target_abs = NULL;	/* the target, absolute, symlink resolved */
+static char *target_abs = NULL; /* the target, absolute, symlink resolved */
 static bool committed = false;
 
 /*
@@ -175,7 +175,7 @@ make_parents(const char *path)
 		return;
 	}
 	/* find each missing component from the top */
-	for (s = p + 1; ; s++)
+	for (s = p + 1;; s++)
 	{
 		if (*s == '/' || *s == '\0')
 		{

@@ -110,7 +110,8 @@ direct_deps(ExportPlan *plan, const char *query, bool *deps)
 /*
  * plan_export
  *		The plan's sets and files, with their sizes and the sets each file
- *		needs.
+ *		needs.  params are the export's (target, ids, config, ..., [6]
+ *		ids_by_space); target is NULL in scope-column mode.
  */
 ExportPlan *
 plan_export(PGconn *conn, const char *nsp, const char *const *params,
@@ -127,9 +128,10 @@ plan_export(PGconn *conn, const char *nsp, const char *const *params,
 	double		scale = 1.0;
 	bool	  **setdeps;
 	char	  **setqueries;
+	const char *planparams[4];
 
 	sql = psprintf("SELECT p.seq, p.table_name, p.output, p.rule, p.query, s.bytes, s.tuples "
-				   "FROM %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb) p "
+				   "FROM %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.jsonb) p "
 				   "LEFT JOIN LATERAL ("
 				   " SELECT pg_catalog.sum(pg_catalog.pg_relation_size(t.relid))::float8 AS bytes,"
 				   "  CASE WHEN pg_catalog.bool_and(c.reltuples >= 0)"
@@ -142,7 +144,11 @@ plan_export(PGconn *conn, const char *nsp, const char *const *params,
 				   " LATERAL (SELECT r.rel AS relid UNION SELECT pt.relid FROM pg_catalog.pg_partition_tree(r.rel) pt) t"
 				   " JOIN pg_catalog.pg_class c ON c.oid = t.relid) s ON true "
 				   "ORDER BY p.step", nsp);
-	res = exec_params_checked(conn, sql, 3, params, NULL);
+	planparams[0] = params[0];
+	planparams[1] = params[1];
+	planparams[2] = params[2];
+	planparams[3] = params[6];
+	res = exec_params_checked(conn, sql, 4, planparams, NULL);
 	n = PQntuples(res);
 	plan->files = pg_malloc0(sizeof(PlanFile) * (n + 1));
 	plan->sets = pg_malloc0(sizeof(PlanSet) * (n + 1));
@@ -172,7 +178,7 @@ plan_export(PGconn *conn, const char *nsp, const char *const *params,
 			f->query = pg_strdup(PQgetvalue(res, i, 4));
 			f->cost = bytes;
 			f->rows = rows;
-			if (strcmp(f->table, target) == 0)
+			if (target != NULL && strcmp(f->table, target) == 0)
 				target_rows = rows;
 		}
 	}
@@ -191,7 +197,7 @@ plan_export(PGconn *conn, const char *nsp, const char *const *params,
 			continue;
 		f->cost *= scale;
 		if (f->rows >= 0)
-			f->rows = Max(f->rows * scale, strcmp(f->table, target) == 0 ? nids : 0);
+			f->rows = Max(f->rows * scale, target != NULL && strcmp(f->table, target) == 0 ? nids : 0);
 	}
 
 	/* the sets each set reads, then each file's, transitively */

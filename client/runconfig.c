@@ -125,7 +125,7 @@ runconfig_find(const char *given)
  *		Anything else than a scalar is an error naming the key.
  */
 static char *
-scalar_text(yaml_node_t *node, const char *key, const char *path)
+scalar_text(yaml_node_t * node, const char *key, const char *path)
 {
 	char	   *value;
 
@@ -149,7 +149,7 @@ scalar_text(yaml_node_t *node, const char *key, const char *path)
  *		(each element's text).
  */
 static char **
-ids_from_node(yaml_document_t *doc, yaml_node_t *node, int *n, const char *path)
+ids_from_node(yaml_document_t * doc, yaml_node_t * node, int *n, const char *path)
 {
 	if (node->type == YAML_SCALAR_NODE)
 	{
@@ -188,7 +188,7 @@ ids_from_node(yaml_document_t *doc, yaml_node_t *node, int *n, const char *path)
  *		The "ids" key, used only when the command line gave no ids.
  */
 static void
-apply_ids(yaml_document_t *doc, yaml_node_t *node, CliOptions *opts,
+apply_ids(yaml_document_t * doc, yaml_node_t * node, CliOptions *opts,
 		  const char *path)
 {
 	IdSpaces	ids = {0};

@@ -117,18 +117,7 @@ catalog_tables(PGconn *conn)
 	JsonValue  *v;
 	JsonValue  *tables;
 
-	res = exec_checked(conn,
-					   "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-					   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-					   "WHERE e.extname = 'exwiw'", NULL);
-	if (PQntuples(res) != 1)
-	{
-		pg_log_error("the exwiw extension is not installed in database \"%s\"", PQdb(conn));
-		pg_log_error_hint("Run CREATE EXTENSION exwiw; as a superuser in that database.");
-		exit(exwiw_error_exit);
-	}
-	nsp = pg_strdup(PQgetvalue(res, 0, 0));
-	PQclear(res);
+	nsp = exwiw_extension_schema(conn);
 	sql = psprintf("SELECT %s.exwiw_config_from_catalog()::pg_catalog.text", nsp);
 	res = exec_checked(conn, sql, "could not read the schema from the catalog");
 	v = json_parse(PQgetvalue(res, 0, 0), PQgetlength(res, 0, 0), &err);
@@ -698,6 +687,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 	json_set(report, "stale_tables", list_json(&stale_tables));
 	json_set(report, "stale_columns", list_json(&stale_columns));
 	text = pretty_text(report);
+
 	fputs(text, stdout);
 	fflush(stdout);
 	if (outpath && outpath[0])

@@ -282,7 +282,7 @@ test_ddl(void)
 		"--\n-- Name: users set_ts; Type: TRIGGER; Schema: public; Owner: -\n--\n\nDO $exwiw$ BEGIN\n  CREATE TRIGGER set_ts BEFORE UPDATE ON public.users FOR EACH ROW WHEN ((new.a <> ';')) EXECUTE FUNCTION public.f('a;b');\nEXCEPTION WHEN duplicate_object THEN NULL;\nEND $exwiw$;\n",
 		"trigger after its header, semicolons in quotes kept");
 	DDL("CREATE FUNCTION f() RETURNS trigger AS $$\nBEGIN\nCREATE TRIGGER x AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION g();\nEND $$;\n",
-		"CREATE FUNCTION f() RETURNS trigger AS $$\nBEGIN\nCREATE TRIGGER x AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION g();\nEND $$;\n",
+		"CREATE OR REPLACE FUNCTION f() RETURNS trigger AS $$\nBEGIN\nCREATE TRIGGER x AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION g();\nEND $$;\n",
 		"a trigger inside a function body (no header) is left alone");
 	DDL("--\n-- Name: google_vacuum_mgmt; Type: EXTENSION; Schema: -; Owner: -\n--\n\n"
 		"CREATE EXTENSION IF NOT EXISTS google_vacuum_mgmt WITH SCHEMA google_vacuum_mgmt;\n\n\n"
@@ -294,6 +294,12 @@ test_ddl(void)
 	DDL("CREATE EXTENSION google_vacuum_mgmt_v2;\n",
 		"DO $$ BEGIN CREATE EXTENSION google_vacuum_mgmt_v2; EXCEPTION WHEN feature_not_supported OR invalid_schema_name OR internal_error THEN RAISE WARNING 'exwiw: skipped CREATE EXTENSION google_vacuum_mgmt_v2 (SQLSTATE %): %', SQLSTATE, SQLERRM; END $$;\n",
 		"whole names only");
+	DDL("CREATE FUNCTION public.f() RETURNS trigger\n    AS $$ BEGIN RETURN NEW; END $$;\n",
+		"CREATE OR REPLACE FUNCTION public.f() RETURNS trigger\n    AS $$ BEGIN RETURN NEW; END $$;\n", "function");
+	DDL("CREATE VIEW public.v AS\n SELECT 1;\n", "CREATE OR REPLACE VIEW public.v AS\n SELECT 1;\n", "view");
+	DDL("CREATE PROCEDURE public.p()\n    AS $$ SELECT 1 $$;\n", "CREATE OR REPLACE PROCEDURE public.p()\n    AS $$ SELECT 1 $$;\n", "procedure");
+	DDL("CREATE OR REPLACE FUNCTION public.f() RETURNS int\n", "CREATE OR REPLACE FUNCTION public.f() RETURNS int\n", "function already replaceable");
+	DDL("SELECT 1; CREATE FUNCTION x\n", "SELECT 1; CREATE FUNCTION x\n", "function not at a line start");
 	(void) ddl_postprocess("CREATE EXTENSION google_db_advisor;\nCREATE EXTENSION x;\n", &stripped);
 	check_str(stripped, "google_db_advisor", "stripped extensions are reported");
 #undef DDL
@@ -311,10 +317,10 @@ test_deal(void)
 	int			needbig[] = {0};
 	int			needsmall[] = {1};
 	PlanFile	files[4] = {
-		{.seq = 1, .cost = 10, .nneed = 1, .need = needbig, .standalone = 110},
-		{.seq = 2, .cost = 10, .nneed = 1, .need = needbig, .standalone = 110},
-		{.seq = 3, .cost = 50, .nneed = 1, .need = needsmall, .standalone = 51},
-		{.seq = 4, .cost = 40, .nneed = 0, .need = NULL, .standalone = 40},
+		{.seq = 1,.cost = 10,.nneed = 1,.need = needbig,.standalone = 110},
+		{.seq = 2,.cost = 10,.nneed = 1,.need = needbig,.standalone = 110},
+		{.seq = 3,.cost = 50,.nneed = 1,.need = needsmall,.standalone = 51},
+		{.seq = 4,.cost = 40,.nneed = 0,.need = NULL,.standalone = 40},
 	};
 	int			n;
 

@@ -261,7 +261,7 @@ fi
 # --help, --version, no arguments
 help=$(exwiw --help)
 if grep -q '^Usage: exwiw \[SUBCOMMAND\] \[options\]' <<<"$help" && grep -q -- '--split-rows' <<<"$help" &&
-	[ "$(exwiw --version)" = "exwiw 1.0" ] && [ "$(exwiw)" = "$help" ] && [ "$(exwiw export)" = "$help" ] &&
+	[ "$(exwiw --version)" = "exwiw $(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$root/exwiw.control")" ] && [ "$(exwiw)" = "$help" ] && [ "$(exwiw export)" = "$help" ] &&
 	[ "$(exwiw -'?')" = "$help" ] && [ "$(exwiw explain)" = "$help" ]; then
 	ok "--help, --version, and no arguments print the help (exit 0)"
 else

@@ -83,7 +83,8 @@ else
 fi
 
 # decide every mask, as a user would
-sed -i 's/"name": "email",/"name": "email",\n      "replace_with": "user{id}@example.com",/' "$sd/users.json"
+# (the catalog proposed masked-{id}@example.com; the user picks another)
+sed -i 's/"replace_with": "masked-{id}@example.com"/"replace_with": "user{id}@example.com"/' "$sd/users.json"
 sed -i 's/"needs_mask_decision": true/"needs_mask_decision": false/' "$sd/users.json" "$sd/transactions.json"
 
 check() {
@@ -112,7 +113,10 @@ else
 fi
 
 # a column added after the config was written
-psql -X -q -c "ALTER TABLE shop.users ADD COLUMN ssn text DEFAULT '123-45-6789'"
+# (ssn gets the catalog's default mask; api_key, a uuid, has none and stays
+# undecided)
+psql -X -q -c "ALTER TABLE shop.users ADD COLUMN ssn text, ADD COLUMN api_key uuid" \
+	-c "UPDATE shop.users SET ssn = 'secret-' || id, api_key = md5(id::text)::uuid"
 rc=0
 check || rc=$?
 if [ $rc -eq 1 ] && grep -q '"users.ssn"' "$work/stdout.json" &&
@@ -129,29 +133,32 @@ else
 	not_ok "check --fail-on=stale with an added column: exit $rc"
 fi
 exwiw --target-table=shops --ids=1 --schema-dir="$sd" -o "$work/dump1"
-if ! grep -q 'ssn\|123-45-6789' "$work/dump1/insert-005-users.sql"; then
+if ! grep -q 'ssn\|secret-' "$work/dump1/insert-005-users.sql"; then
 	ok "the export does not write a column the config does not list"
 else
 	not_ok "the added column went out"
 fi
 exwiw schema generate --from-db --schema-dir="$sd" >/dev/null
-if grep -A2 '"name": "ssn"' "$sd/users.json" | grep -q '"needs_mask_decision": true' &&
+if grep -A3 '"name": "ssn"' "$sd/users.json" | grep -q '"needs_mask_decision": true' &&
+	grep -A3 '"name": "ssn"' "$sd/users.json" | grep -q '"replace_with": "masked-{id}"' &&
+	grep -A2 '"name": "api_key"' "$sd/users.json" | grep -q '"needs_mask_decision": true' &&
 	grep -q '"replace_with": "user{id}@example.com"' "$sd/users.json"; then
-	ok "generate: the new column is marked needs_mask_decision, the decided masks stay"
+	ok "generate: the new columns are marked needs_mask_decision (ssn with the default mask), the decided masks stay"
 else
 	not_ok "generate after a new column: $(cat "$sd/users.json")"
 fi
 rc=0
 exwiw --target-table=shops --ids=1 --schema-dir="$sd" -o "$work/dump2" 2>"$work/stderr.txt" || rc=$?
-if [ $rc -ne 0 ] && grep -q 'Undecided: users.ssn' "$work/stderr.txt" && [ ! -e "$work/dump2" ]; then
-	ok "the export refuses the new column until someone decides"
+if [ $rc -ne 0 ] && grep -q 'Undecided: users.api_key\.' "$work/stderr.txt" && [ ! -e "$work/dump2" ]; then
+	ok "the export refuses the new column without a mask until someone decides"
 else
 	not_ok "export of an undecided new column: exit $rc $(cat "$work/stderr.txt")"
 fi
 rc=0
 check || rc=$?
-if [ $rc -eq 1 ] && grep -A2 '"needs_mask_decision": \[' "$work/stdout.json" | grep -q '"users.ssn"'; then
-	ok "check lists the undecided column"
+if [ $rc -eq 1 ] && grep -A2 '"needs_mask_decision": \[' "$work/stdout.json" | grep -q '"users.api_key"' &&
+	! grep -q '"users.ssn"' <(grep -A3 '"needs_mask_decision": \[' "$work/stdout.json"); then
+	ok "check lists the undecided column (not the one masked by default)"
 else
 	not_ok "check: undecided: $(cat "$work/stdout.json")"
 fi
@@ -165,6 +172,12 @@ else
 fi
 psql -X -q -c "ALTER TABLE shop.orders DROP COLUMN note"
 sed -i 's/"needs_mask_decision": true/"needs_mask_decision": false/' "$sd/users.json"
+exwiw --target-table=shops --ids=1 --schema-dir="$sd" -o "$work/dump-decided"
+if ! grep -q 'secret-' "$work/dump-decided/insert-005-users.sql" && grep -q "'masked-1'" "$work/dump-decided/insert-005-users.sql"; then
+	ok "once decided, the new column goes out masked by its default mask"
+else
+	not_ok "the new column's values went out unmasked"
+fi
 
 # a new table with a new foreign key
 psql -X -q <<'SQL'

@@ -9,6 +9,11 @@
 # (email from its template, full_name from exwiw_fake).  After the load the
 # sequences are past the loaded ids: the loader inserts a row with every
 # default.
+#
+# The exwiw command, given the same schema directory, writes the same
+# files byte for byte: with --target-table in both modes and formats, with
+# --ids alone (scope-column mode, no target), and with the ids in a named
+# ID space (every scope_column given "id_space": "acct", --ids=acct=1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/subset/lib.sh"
@@ -45,6 +50,37 @@ config() {
 }
 config 0 >"$work/scope.json"
 config 1 >"$work/walk.json"
+# the same as schema directories, for the exwiw command
+mkdir "$work/dir-scope" "$work/dir-walk" "$work/dir-space"
+cp "$root"/test/subset/rails_schema/*.json "$work/dir-scope/"
+for f in "$root"/test/subset/rails_schema/*.json; do
+	grep -v '"scope_column"' "$f" >"$work/dir-walk/$(basename "$f")"
+	sed 's/^\(  "scope_column": "[a-z_]*",\)$/\1 "id_space": "acct",/' "$f" >"$work/dir-space/$(basename "$f")"
+done
+if ! grep -q '"id_space": "acct"' "$work/dir-space/users.json"; then
+	echo "not ok: the id_space copy of the schema directory was not made"
+	exit 1
+fi
+
+# cli_same LABEL DIR ARGS...: the exwiw command with ARGS writes exactly the
+# files of DIR.
+cli_same() {
+	local label=$1 want=$2
+	shift 2
+	rm -rf "$work/cli"
+	if ! PGDATABASE=rails_src PGOPTIONS='-c search_path=rails,public' \
+		exwiw -o "$work/cli" --quiet "$@" >"$work/cli.log" 2>&1; then
+		echo "not ok: $label: the exwiw command failed:"
+		cat "$work/cli.log"
+		fail=1
+	elif ! diff -r "$want" "$work/cli" >"$work/cli.diff"; then
+		echo "not ok: $label: the exwiw command wrote other files than exwiw_export:"
+		head -n 20 "$work/cli.diff"
+		fail=1
+	else
+		echo "ok: $label: the exwiw command writes the same $(ls "$want" | wc -l) files, byte for byte"
+	fi
+}
 
 fresh_dst() {
 	psql -X -q -v ON_ERROR_STOP=1 -d rails_dst -c "SET client_min_messages = warning" \
@@ -140,6 +176,14 @@ SQL
 			continue
 		fi
 		echo "ok: $label: $(ls "$dir" | wc -l) files load as a non-superuser with every constraint enforced"
+		cli_same "$label: exwiw --target-table" "$dir" --schema-dir="$work/dir-$mode" \
+			--target-table=accounts --ids=1 --output-format=$fmt -j 2
+		if [ $mode = scope ]; then
+			cli_same "$label: exwiw --ids without a target" "$dir" --schema-dir="$work/dir-scope" \
+				--ids=1 --output-format=$fmt
+			cli_same "$label: exwiw --ids=acct=1 (a named ID space)" "$dir" --schema-dir="$work/dir-space" \
+				--ids=acct=1 --output-format=$fmt
+		fi
 		out=$(compare_loaded 2>&1)
 		if [ -n "$out" ]; then
 			echo "not ok: $label: loaded rows differ from the expected rows:"
