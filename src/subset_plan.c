@@ -329,6 +329,27 @@ plan_files(Planner *pl)
 			where = "false";
 			f->deps = NIL;
 		}
+		else if (pl->fset[ti] >= 0 && t->pk.n > 0 &&
+				 !planner_index_leads(t, &t->pk, InvalidAttrNumber))
+		{
+			/*
+			 * Its keys among the set of its keys, where no index finds a
+			 * key's rows: IN hashes the set; a join would hash the whole
+			 * table, the planner having no statistics of the set.
+			 */
+			SubsetSet  *fs = planner_set(pl, pl->fset[ti]);
+			StringInfoData w;
+			StringInfoData sub;
+
+			initStringInfo(&sub);
+			appendStringInfoString(&sub, "SELECT ");
+			subset_append_cols(&sub, fs->name, &t->pk);
+			appendStringInfo(&sub, " FROM %s", fs->name);
+			initStringInfo(&w);
+			subset_append_match(&w, alias, &t->pk, sub.data, &t->pk);
+			where = w.data;
+			f->deps = list_make1_int(pl->fset[ti]);
+		}
 		else if (pl->fset[ti] >= 0 && t->pk.n > 0)
 		{
 			/*

@@ -226,20 +226,19 @@ with_filter(const char *pred, const char *filter)
 }
 
 /*
- * warn_unindexed
- *		NOTICE when a seed edge's foreign key has no index that starts with
- *		its columns (in any order; a polymorphic edge's type column may lead
- *		too): selecting the child's rows then reads the whole table.
+ * planner_index_leads
+ *		Has table t a (non-partial) index whose leading key columns are
+ *		cols, in any order, with extra_att (a polymorphic edge's type
+ *		column, or InvalidAttrNumber) allowed among them?  Then the planner
+ *		can find the rows of one key without reading the whole table.
  */
-static void
-warn_unindexed(SubsetTable *t, SubsetEdge *e)
+bool
+planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att)
 {
 	Relation	rel = relation_open(t->relid, AccessShareLock);
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 	bool		found = false;
-	StringInfoData cols;
-	AttrNumber	type_att = e->type_col.n > 0 ? e->type_col.attnums[0] : InvalidAttrNumber;
 
 	foreach(lc, indexes)
 	{
@@ -250,18 +249,15 @@ warn_unindexed(SubsetTable *t, SubsetEdge *e)
 		int			covered = 0;
 		Bitmapset  *seen = NULL;
 
-		/*
-		 * The leading index columns are the foreign key's (and the type
-		 * column), until every foreign key column is among them.
-		 */
-		for (i = 0; i < nkey && covered < e->fk.n; i++)
+		/* the leading columns are cols (and extra_att) until all are seen */
+		for (i = 0; i < nkey && covered < cols->n; i++)
 		{
 			AttrNumber	a = ir->rd_index->indkey.values[i];
 			bool		in = false;
 
-			for (j = 0; j < e->fk.n; j++)
+			for (j = 0; j < cols->n; j++)
 			{
-				if (e->fk.attnums[j] == a && !bms_is_member(j, seen))
+				if (cols->attnums[j] == a && !bms_is_member(j, seen))
 				{
 					seen = bms_add_member(seen, j);
 					in = true;
@@ -269,21 +265,45 @@ warn_unindexed(SubsetTable *t, SubsetEdge *e)
 			}
 			if (in)
 				covered++;
-			else if (a == InvalidAttrNumber || a != type_att)
+			else if (a == InvalidAttrNumber || a != extra_att)
 				break;
 		}
 		bms_free(seen);
-		if (covered == e->fk.n &&
+		if (covered == cols->n &&
 			heap_attisnull(ir->rd_indextuple, Anum_pg_index_indpred, NULL))
 			found = true;
 		index_close(ir, AccessShareLock);
 		if (found)
 			break;
 	}
+	list_free(indexes);
 	relation_close(rel, AccessShareLock);
-	if (found)
-		return;
+	return found;
+}
 
+/*
+ * edge_type_att
+ *		The type column of a polymorphic edge, or InvalidAttrNumber.
+ */
+static AttrNumber
+edge_type_att(SubsetEdge *e)
+{
+	return e->type_col.n > 0 ? e->type_col.attnums[0] : InvalidAttrNumber;
+}
+
+/*
+ * warn_unindexed
+ *		NOTICE when a seed edge's foreign key has no index that starts with
+ *		its columns (in any order; a polymorphic edge's type column may lead
+ *		too): selecting the child's rows then reads the whole table.
+ */
+static void
+warn_unindexed(SubsetTable *t, SubsetEdge *e)
+{
+	StringInfoData cols;
+
+	if (planner_index_leads(t, &e->fk, edge_type_att(e)))
+		return;
 	initStringInfo(&cols);
 	subset_append_cols(&cols, NULL, &e->fk);
 	ereport(NOTICE,
@@ -838,7 +858,16 @@ batch_seed(Planner *pl, int ti)
 	subset_append_match(&s, planner_alias(t), &t->pk, sub.data, &t->pk);
 	pl->seed[ti] = s.data;
 
-	/* the same as a join: the set holds each key once (seed_as_join) */
+	/*
+	 * The same as a join: the set holds each key once (seed_as_join); only
+	 * where an index finds a key's rows, since without one the planner,
+	 * knowing no statistics of the set, hashes the whole table instead of the
+	 * set.
+	 */
+	pl->seed_deps[ti] = list_make1_int(pl->sset[ti]);
+	pl->seed_frag[ti] = false;
+	if (!planner_index_leads(t, &t->pk, InvalidAttrNumber))
+		return;
 	initStringInfo(&s);
 	appendStringInfo(&s, "%s JOIN (SELECT ", subset_relation_sql(t));
 	for (int k = 0; k < t->pk.n; k++)
@@ -855,8 +884,6 @@ batch_seed(Planner *pl, int ti)
 	}
 	pl->seed_from[ti] = s.data;
 	pl->seed_where[ti] = pstrdup("true");
-	pl->seed_frag[ti] = false;
-	pl->seed_deps[ti] = list_make1_int(pl->sset[ti]);
 }
 
 /*
@@ -894,7 +921,10 @@ constant_parent(Planner *pl, SubsetEdge *e)
  *		so it sizes "IN (set)" as if the set held 200 keys and probes an
  *		index key by key however large the set is; a join it sizes by the
  *		set's rows.  The set's columns get names of ours, so that unqualified
- *		names in a filter stay unambiguous.
+ *		names in a filter stay unambiguous.  Only where an index leads with
+ *		the foreign key: without one, the planner (which has no statistics
+ *		of the set, so guesses that its keys are few and skewed) would hash
+ *		the whole table rather than the set; "IN" hashes the set.
  */
 static void
 seed_as_join(Planner *pl, int ti, SubsetEdge *e)
@@ -907,7 +937,8 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 	int			setno;
 	int			k;
 
-	if (p->pk.n == 0 || !planner_cols_equal(&e->ref, &p->pk) || e->parent == ti)
+	if (p->pk.n == 0 || !planner_cols_equal(&e->ref, &p->pk) || e->parent == ti ||
+		!planner_index_leads(t, &e->fk, edge_type_att(e)))
 		return;
 	(void) arm_subquery(pl, e, &setno);
 	set = planner_set(pl, setno);
