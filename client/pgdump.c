@@ -171,7 +171,7 @@ pgdump_finish(pid_t pid, const char *raw_path, const char *out_path)
 	if (stripped)
 		pg_log_debug("Excluded platform-managed extension(s) from the schema dump: %s.", stripped);
 
-	fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, 0666);
+	fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, OUTPUT_FILE_MODE);
 	if (fd < 0)
 		pg_fatal("could not create file \"%s\": %m", out_path);
 	len = strlen(ddl);

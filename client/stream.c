@@ -161,7 +161,7 @@ open_file(OutFile *f, const char *dir, const char *name)
 		exit(1);
 	}
 	path = psprintf("%s/%s", dir, name);
-	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, 0666);
+	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, OUTPUT_FILE_MODE);
 	if (f->fd < 0)
 		pg_fatal("could not create file \"%s\": %m", path);
 	pg_free(path);
