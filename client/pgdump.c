@@ -105,6 +105,8 @@ pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
 
 		/* Ctrl-C reaches the parent, which stops us */
 		signal(SIGINT, SIG_IGN);
+		/* exec keeps an ignored signal ignored: give back SIGPIPE's default */
+		signal(SIGPIPE, SIG_DFL);
 		if (fd >= 0)
 		{
 			dup2(fd, 2);
