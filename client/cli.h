@@ -55,6 +55,12 @@
 #define OUTPUT_DIR_MODE		0775
 #define OUTPUT_FILE_MODE	0664
 
+/*
+ * The most connections (-j) a run may open: each one's cancel object has a
+ * place in connection.c's fixed table, which a signal handler reads.
+ */
+#define MAX_PARALLEL_WORKERS	256
+
 /* Exit status of a run cancelled by a signal: 128 + the signal number. */
 #define EXIT_CANCELLED(sig)	(128 + (sig))
 

@@ -30,7 +30,8 @@
 
 #include "common/string.h"
 
-#define MAX_CANCELS 256
+/* every connection of a run: one per worker */
+#define MAX_CANCELS MAX_PARALLEL_WORKERS
 
 volatile sig_atomic_t exwiw_cancel_signal = 0;
 int			exwiw_error_exit = 1;
