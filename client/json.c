@@ -400,7 +400,7 @@ json_error_text(JsonParseErrorType rc, JsonLexContext *lex)
 
 /*
  * too_deep
- *		Whether arrays and objects nest deeper than JSON_MAX_DEPTH in text
+ *		Whether arrays and objects nest deeper than JSON_MAX_DEPTH in buf
  *		(brackets outside strings counted; the parser judges the rest), and
  *		the line where they do.  pg_parse_json() recurses once per level,
  *		and a frontend program has no stack depth check: a schema file of
@@ -409,15 +409,15 @@ json_error_text(JsonParseErrorType rc, JsonLexContext *lex)
 #define JSON_MAX_DEPTH 1000
 
 static bool
-too_deep(const char *text, size_t len, int *line)
+too_deep(const char *buf, size_t len, int *line)
 {
 	const char *p;
-	const char *end = text + len;
+	const char *end = buf + len;
 	int			depth = 0;
 	bool		instr = false;
 
 	*line = 1;
-	for (p = text; p < end; p++)
+	for (p = buf; p < end; p++)
 	{
 		if (*p == '\n')
 			(*line)++;

@@ -241,10 +241,11 @@ outdir_create_temp(const char *target)
 		exit(1);
 	}
 	temp_dir = tmpl;
+
 	/*
-	 * mkdtemp makes it 0700, and so it stays while it is filled: nobody
-	 * else can add a file, a symbolic link or a FIFO to the export, or read
-	 * a half-written file.  outdir_fsync_files gives it its final mode.
+	 * mkdtemp makes it 0700, and so it stays while it is filled: nobody else
+	 * can add a file, a symbolic link or a FIFO to the export, or read a
+	 * half-written file.  outdir_fsync_files gives it its final mode.
 	 */
 	pg_log_debug("writing into %s", temp_dir);
 	return temp_dir;
@@ -281,8 +282,8 @@ outdir_fsync_files(void)
 
 	/*
 	 * First the mode of a new directory (the umask's, as the Ruby client's
-	 * directory got), never writable by others: the files are SQL that is
-	 * run later, so whoever may add one may run SQL as the loading user.
+	 * directory got), never writable by others: the files are SQL that is run
+	 * later, so whoever may add one may run SQL as the loading user.
 	 */
 	mask = umask(0);
 	umask(mask);
