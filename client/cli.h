@@ -47,6 +47,20 @@
 #define EXWIW_VERSION "1.0"
 #endif
 
+/*
+ * The modes of the directories and files the client creates, before the
+ * umask: never writable by others, whatever the umask (the files are SQL
+ * and JSON that are run or read later).
+ */
+#define OUTPUT_DIR_MODE		0775
+#define OUTPUT_FILE_MODE	0664
+
+/*
+ * The most connections (-j) a run may open: each one's cancel object has a
+ * place in connection.c's fixed table, which a signal handler reads.
+ */
+#define MAX_PARALLEL_WORKERS	256
+
 /* Exit status of a run cancelled by a signal: 128 + the signal number. */
 #define EXIT_CANCELLED(sig)	(128 + (sig))
 

@@ -30,7 +30,8 @@
 
 #include "common/string.h"
 
-#define MAX_CANCELS 256
+/* every connection of a run: one per worker */
+#define MAX_CANCELS MAX_PARALLEL_WORKERS
 
 volatile sig_atomic_t exwiw_cancel_signal = 0;
 int			exwiw_error_exit = 1;
@@ -38,6 +39,9 @@ int			exwiw_error_exit = 1;
 static PGcancel *volatile cancels[MAX_CANCELS];
 static PGconn *cancel_conns[MAX_CANCELS];
 static volatile pid_t cancel_child = 0;
+
+/* --dbname of the connections (for conninfo_for_child), or NULL */
+static const char *connect_dbname = NULL;
 
 /* whether NOTICEs are shown (set by exwiw_connect from the log level) */
 static bool show_notices = false;
@@ -232,6 +236,7 @@ exwiw_connect(const CliOptions *opts, const char *purpose)
 
 	if (env != NULL && env[0] != '\0')
 		password = pg_strdup(env);
+	connect_dbname = opts->dbname;
 
 	for (;;)
 	{
@@ -445,13 +450,29 @@ append_conninfo_value(StringInfo s, const char *key, const char *value)
  *		The live connection's settings as a conninfo string, for pg_dump to
  *		connect where we are connected; the password is returned apart (for
  *		the child's PGPASSWORD, not its command line).
+ *
+ * The conninfo is on the child's command line, which every local user can
+ * read (/proc/PID/cmdline), so no secret goes into it.  The other secret
+ * libpq knows, sslpassword, has no environment variable: when it was on our
+ * own command line (--dbname), where it was just as readable, it is passed
+ * on; else it came from a service file, and the child, with our
+ * environment, is told the service's name (the live connection does not
+ * know it) and reads it there.
  */
 char *
 conninfo_for_child(PGconn *conn, char **password)
 {
 	PQconninfoOption *opts = PQconninfo(conn);
+	PQconninfoOption *given = connect_dbname ? PQconninfoParse(connect_dbname, NULL) : NULL;
 	PQconninfoOption *o;
+	const char *service = getenv("PGSERVICE");
 	StringInfoData s;
+
+	for (o = given; o && o->keyword; o++)
+	{
+		if (strcmp(o->keyword, "service") == 0 && o->val != NULL)
+			service = o->val;
+	}
 
 	*password = NULL;
 	initStringInfo(&s);
@@ -464,13 +485,29 @@ conninfo_for_child(PGconn *conn, char **password)
 			*password = pg_strdup(o->val);
 			continue;
 		}
+		if (o->dispchar != NULL && o->dispchar[0] == '*')
+		{
+			/* another secret (sslpassword): only when it was on our argv */
+			PQconninfoOption *g;
+			bool		on_argv = false;
+
+			for (g = given; g && g->keyword; g++)
+				if (strcmp(g->keyword, o->keyword) == 0 && g->val != NULL)
+					on_argv = true;
+			if (!on_argv)
+				continue;
+		}
 		if (strcmp(o->keyword, "fallback_application_name") == 0 ||
 			strcmp(o->keyword, "application_name") == 0 ||
 			strcmp(o->keyword, "replication") == 0)
 			continue;
 		append_conninfo_value(&s, o->keyword, o->val);
 	}
+	if (service != NULL && service[0] != '\0')
+		append_conninfo_value(&s, "service", service);
 	append_conninfo_value(&s, "application_name", "exwiw pg_dump");
 	PQconninfoFree(opts);
+	if (given)
+		PQconninfoFree(given);
 	return s.data;
 }

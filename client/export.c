@@ -204,6 +204,8 @@ run_hook(const CliOptions *opts, PGconn *conn, const char *dir)
 		for (j = 0; def && j < def->nids; j++)
 			appendStringInfo(&s, "%s%s", j ? "," : "", def->ids[j]);
 		setenv("EXWIW_IDS", s.data, 1);
+		/* exec keeps an ignored signal ignored: give back SIGPIPE's default */
+		signal(SIGPIPE, SIG_DFL);
 		execl(opts->after_insert_hook, opts->after_insert_hook, (char *) NULL);
 		fprintf(stderr, "exwiw: error: could not run the after-insert hook \"%s\": %s\n",
 				opts->after_insert_hook, strerror(errno));

@@ -399,6 +399,49 @@ json_error_text(JsonParseErrorType rc, JsonLexContext *lex)
 }
 
 /*
+ * too_deep
+ *		Whether arrays and objects nest deeper than JSON_MAX_DEPTH in buf
+ *		(brackets outside strings counted; the parser judges the rest), and
+ *		the line where they do.  pg_parse_json() recurses once per level,
+ *		and a frontend program has no stack depth check: a schema file of
+ *		[[[[... would crash the client.  The configs nest a few levels.
+ */
+#define JSON_MAX_DEPTH 1000
+
+static bool
+too_deep(const char *buf, size_t len, int *line)
+{
+	const char *p;
+	const char *end = buf + len;
+	int			depth = 0;
+	bool		instr = false;
+
+	*line = 1;
+	for (p = buf; p < end; p++)
+	{
+		if (*p == '\n')
+			(*line)++;
+		else if (instr)
+		{
+			if (*p == '\\' && p + 1 < end)
+				p++;
+			else if (*p == '"')
+				instr = false;
+		}
+		else if (*p == '"')
+			instr = true;
+		else if (*p == '[' || *p == '{')
+		{
+			if (++depth > JSON_MAX_DEPTH)
+				return true;
+		}
+		else if (*p == ']' || *p == '}')
+			depth--;
+	}
+	return false;
+}
+
+/*
  * json_parse
  *		Parse text (UTF-8); NULL and *errmsg ("line N: ...") on error.
  */
@@ -409,7 +452,14 @@ json_parse(const char *text, size_t len, char **errmsg)
 	JsonSemAction sem = {0};
 	JsonBuild	b = {0};
 	JsonParseErrorType rc;
+	int			line;
 
+	if (too_deep(text, len, &line))
+	{
+		*errmsg = psprintf("line %d: arrays and objects nest deeper than %d levels.",
+						   line, JSON_MAX_DEPTH);
+		return NULL;
+	}
 	lex = makeJsonLexContextCstringLen(unconstify(char *, text), (int) len, PG_UTF8, true);
 	sem.semstate = &b;
 	sem.object_start = sem_object_start;

@@ -368,12 +368,23 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->given_hook = true;
 				break;
 			case 'j':
-				opts->jobs = (int) parse_int_option(optarg, "--parallel-workers");
-				opts->given_jobs = true;
-				if (opts->jobs < 1)
 				{
-					pg_log_error("--parallel-workers must be a positive integer (got %d)", opts->jobs);
-					exit(1);
+					long		n = parse_int_option(optarg, "--parallel-workers");
+
+					/* checked as a long: (int) 4294967297 would be 1 */
+					if (n < 1)
+					{
+						pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
+						exit(1);
+					}
+					if (n > MAX_PARALLEL_WORKERS)
+					{
+						pg_log_error("--parallel-workers must be at most %d (got %ld)",
+									 MAX_PARALLEL_WORKERS, n);
+						exit(1);
+					}
+					opts->jobs = (int) n;
+					opts->given_jobs = true;
 				}
 				break;
 			case OPT_MONGODB_TIMEOUT:

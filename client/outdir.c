@@ -184,10 +184,17 @@ make_parents(const char *path)
 			*s = '\0';
 			if (stat(p, &st) != 0)
 			{
-				if (mkdir(p, 0777) != 0 && errno != EEXIST)
+				/*
+				 * Only a directory this mkdir() made is ours to remove on
+				 * failure: one that appeared meanwhile (EEXIST) is not.
+				 */
+				if (mkdir(p, OUTPUT_DIR_MODE) == 0)
+				{
+					if (created_parent == NULL)
+						created_parent = pg_strdup(p);
+				}
+				else if (errno != EEXIST)
 					pg_fatal("could not create directory \"%s\": %m", p);
-				if (created_parent == NULL)
-					created_parent = pg_strdup(p);
 			}
 			else if (!S_ISDIR(st.st_mode))
 			{
@@ -213,7 +220,6 @@ outdir_create_temp(const char *target)
 	char	   *parent;
 	const char *base;
 	char	   *tmpl;
-	mode_t		mask;
 
 	target_abs = abs;
 	parent = pg_strdup(abs);
@@ -235,11 +241,12 @@ outdir_create_temp(const char *target)
 		exit(1);
 	}
 	temp_dir = tmpl;
-	/* mkdtemp makes it 0700; a directory gets the umask's mode */
-	mask = umask(0);
-	umask(mask);
-	if (chmod(temp_dir, 0777 & ~mask) != 0)
-		pg_fatal("could not change permissions of \"%s\": %m", temp_dir);
+
+	/*
+	 * mkdtemp makes it 0700, and so it stays while it is filled: nobody else
+	 * can add a file, a symbolic link or a FIFO to the export, or read a
+	 * half-written file.  outdir_fsync_files gives it its final mode.
+	 */
 	pg_log_debug("writing into %s", temp_dir);
 	return temp_dir;
 }
@@ -262,15 +269,28 @@ fsync_path(const char *path, bool isdir)
 
 /*
  * outdir_fsync_files
- *		fsync every file of the temporary directory, then the directory.
+ *		Give the temporary directory its final mode; fsync every file of
+ *		it, then the directory.
  *		(stream.c started each file's writeback when it closed it.)
  */
 void
 outdir_fsync_files(void)
 {
-	DIR		   *d = opendir(temp_dir);
+	DIR		   *d;
 	struct dirent *de;
+	mode_t		mask;
 
+	/*
+	 * First the mode of a new directory (the umask's, as the Ruby client's
+	 * directory got), never writable by others: the files are SQL that is run
+	 * later, so whoever may add one may run SQL as the loading user.
+	 */
+	mask = umask(0);
+	umask(mask);
+	if (chmod(temp_dir, OUTPUT_DIR_MODE & ~mask) != 0)
+		pg_fatal("could not change permissions of \"%s\": %m", temp_dir);
+
+	d = opendir(temp_dir);
 	if (d == NULL)
 		pg_fatal("could not open directory \"%s\": %m", temp_dir);
 	while ((de = readdir(d)) != NULL)

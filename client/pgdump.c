@@ -105,6 +105,8 @@ pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
 
 		/* Ctrl-C reaches the parent, which stops us */
 		signal(SIGINT, SIG_IGN);
+		/* exec keeps an ignored signal ignored: give back SIGPIPE's default */
+		signal(SIGPIPE, SIG_DFL);
 		if (fd >= 0)
 		{
 			dup2(fd, 2);
@@ -171,7 +173,7 @@ pgdump_finish(pid_t pid, const char *raw_path, const char *out_path)
 	if (stripped)
 		pg_log_debug("Excluded platform-managed extension(s) from the schema dump: %s.", stripped);
 
-	fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, 0666);
+	fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, OUTPUT_FILE_MODE);
 	if (fd < 0)
 		pg_fatal("could not create file \"%s\": %m", out_path);
 	len = strlen(ddl);

@@ -367,9 +367,11 @@ runconfig_apply(const char *path, CliOptions *opts)
 		else if (strcmp(key, "parallel_workers") == 0)
 		{
 			char	   *end;
-			long		n = strtol(value, &end, 10);
+			long		n;
 
-			if (end == value || *end != '\0')
+			errno = 0;
+			n = strtol(value, &end, 10);
+			if (errno != 0 || end == value || *end != '\0')
 			{
 				pg_log_error("config 'parallel_workers' must be an integer (got \"%s\")", value);
 				exit(1);
@@ -377,6 +379,13 @@ runconfig_apply(const char *path, CliOptions *opts)
 			if (n < 1)
 			{
 				pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
+				exit(1);
+			}
+			/* checked as a long: (int) 4294967297 would be 1 */
+			if (n > MAX_PARALLEL_WORKERS)
+			{
+				pg_log_error("--parallel-workers must be at most %d (got %ld)",
+							 MAX_PARALLEL_WORKERS, n);
 				exit(1);
 			}
 			if (opts->jobs < 0)

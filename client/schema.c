@@ -480,7 +480,7 @@ write_config(SchemaConfig *cfg, SchemaTable *tables, int n, bool single)
 		write_if_changed(cfg->location, pretty_text(arr));
 		return;
 	}
-	if (mkdir(cfg->location, 0777) != 0 && errno != EEXIST)
+	if (mkdir(cfg->location, OUTPUT_DIR_MODE) != 0 && errno != EEXIST)
 		pg_fatal("could not create directory \"%s\": %m", cfg->location);
 	for (i = 0; i < n; i++)
 	{

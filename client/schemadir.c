@@ -298,7 +298,11 @@ write_file_durably(const char *path, const char *data, size_t len)
 	int			fd;
 	size_t		done = 0;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, 0644);
+	/*
+	 * O_EXCL: the name is predictable, and a symbolic link planted under it
+	 * must not make us truncate and write the file it points to.
+	 */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, 0644);
 	if (fd < 0)
 		pg_fatal("could not create file \"%s\": %m", tmp);
 	while (done < len)

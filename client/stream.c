@@ -136,14 +136,53 @@ close_file(OutFile *f)
 
 /*
  * safe_file_name
- *		A file name that stays in the directory: no "/", not "." or "..",
- *		not empty.  The server writes "/" as %2F; this is a safety net.
+ *		A file name that stays in the directory, as the server writes them
+ *		("insert-NNN-<table>.<ext>", with "/", "%" and control characters
+ *		of the table's name as %XX): not empty, no "/", no control
+ *		character (a newline or an escape sequence in a name would forge
+ *		lines on a terminal, or in any listing of the directory), and not
+ *		starting with "." (".", "..", and hidden files such as pg_dump's
+ *		.pg_dump.sql next to them).  The client trusts the server's names
+ *		for nothing: this is the safety net.
  */
 static bool
 safe_file_name(const char *name)
 {
-	return name[0] != '\0' && strchr(name, '/') == NULL &&
-		strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+	const unsigned char *p;
+
+	if (name[0] == '\0' || name[0] == '.')
+		return false;
+	for (p = (const unsigned char *) name; *p; p++)
+	{
+		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * printable_name
+ *		name for a message: control characters, '"' and '\\' as \xNN, at
+ *		most 200 bytes of it, so that a hostile name cannot write lines or
+ *		escape sequences of its own on the terminal.
+ */
+static char *
+printable_name(const char *name)
+{
+	StringInfoData s;
+	const unsigned char *p;
+
+	initStringInfo(&s);
+	for (p = (const unsigned char *) name; *p && s.len < 200; p++)
+	{
+		if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+			appendStringInfo(&s, "\\x%02X", *p);
+		else
+			appendStringInfoChar(&s, (char) *p);
+	}
+	if (*p)
+		appendStringInfoString(&s, "...");
+	return s.data;
 }
 
 /*
@@ -157,11 +196,12 @@ open_file(OutFile *f, const char *dir, const char *name)
 
 	if (!safe_file_name(name))
 	{
-		pg_log_error("the server returned an unsafe file name: \"%s\"", name);
+		pg_log_error("the server returned an unsafe file name: \"%s\"",
+					 printable_name(name));
 		exit(1);
 	}
 	path = psprintf("%s/%s", dir, name);
-	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, 0666);
+	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, OUTPUT_FILE_MODE);
 	if (f->fd < 0)
 		pg_fatal("could not create file \"%s\": %m", path);
 	pg_free(path);

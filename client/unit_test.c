@@ -9,11 +9,14 @@
  *	  make -C client unit          build and run them (exit 1 on failure)
  *	  client/unit_test --ddl FILE  print FILE post-processed (for
  *	                               comparing with the Ruby client by hand)
+ *	  client/unit_test --json FILE parse and print FILE (for fuzzing)
+ *	  client/unit_test --yaml FILE read FILE as the run config (fuzzing)
  *
  *-------------------------------------------------------------------------
  */
 #include "cli.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 char	   *exwiw_program_path = NULL;
@@ -172,6 +175,102 @@ test_json(void)
 		json_print_compact(&s, json_reorder(t, order));
 		check_str(s.data, "{\"name\":\"t\",\"primary_key\":\"id\",\"x\":1}", "reorder");
 	}
+}
+
+/*
+ * nested
+ *		depth "[" then depth "]".
+ */
+static char *
+nested(int depth)
+{
+	char	   *t = pg_malloc(depth * 2 + 1);
+
+	memset(t, '[', depth);
+	memset(t + depth, ']', depth);
+	t[depth * 2] = '\0';
+	return t;
+}
+
+/*
+ * test_json_hostile
+ *		Input that must be an error, not a crash: deep nesting (the parser
+ *		recurses once per level), NUL bytes, invalid escapes, a lone
+ *		surrogate; brackets inside strings do not count as nesting.
+ */
+static void
+test_json_hostile(void)
+{
+	char	   *err = NULL;
+	char	   *t;
+	JsonValue  *v;
+
+	t = nested(1000);
+	check(json_parse(t, strlen(t), &err) != NULL, "1000 levels parse");
+	t = nested(1001);
+	err = NULL;
+	check(json_parse(t, strlen(t), &err) == NULL, "1001 levels are refused");
+	check(err && strstr(err, "nest deeper than 1000 levels") != NULL, "the nesting error says so");
+	t = nested(1000000);
+	err = NULL;
+	check(json_parse(t, strlen(t), &err) == NULL, "a million levels are an error, not a crash");
+	/* {"a": "\"[[[...", 2000 brackets in a string with an escaped quote */
+	t = psprintf("{\"a\": \"\\\"%s\"}", nested(1000));
+	v = json_parse(t, strlen(t), &err);
+	check(v != NULL && strlen(json_get_string(v, "a")) == 2001,
+		  "brackets in strings are not nesting");
+	check(json_parse("[1,\0]", 5, &err) == NULL, "a NUL byte is an error");
+	check(json_parse("\"a\0b\"", 5, &err) == NULL, "a NUL byte in a string is an error");
+	check(json_parse("\"\\ud800\"", 8, &err) == NULL, "a lone surrogate is an error");
+	check(json_parse("\"\\x\"", 4, &err) == NULL, "an invalid escape is an error");
+	v = json_parse("[1e999999999, -0.0000000000000000000001]", 40, &err);
+	check(v != NULL && strcmp(v->items[0]->str, "1e999999999") == 0, "a huge number keeps its text");
+}
+
+/*
+ * test_write_durably_planted_link
+ *		write_file_durably's temporary file has a predictable name: a
+ *		symbolic link planted there must not be followed (it exits, so in
+ *		a child).
+ */
+static void
+test_write_durably_planted_link(void)
+{
+	char		dir[] = "/tmp/exwiw-unit.XXXXXX";
+	char	   *victim;
+	char	   *target;
+	pid_t		pid;
+	int			status = 0;
+	size_t		len = 0;
+	char	   *after;
+	FILE	   *f;
+
+	if (mkdtemp(dir) == NULL)
+	{
+		check(false, "mkdtemp");
+		return;
+	}
+	victim = psprintf("%s/victim", dir);
+	target = psprintf("%s/t.json", dir);
+	f = fopen(victim, "w");
+	fputs("precious", f);
+	fclose(f);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+	{
+		/* the name the child will use: its own pid */
+		if (symlink(victim, psprintf("%s.tmp.%d", target, (int) getpid())) != 0)
+			_exit(3);
+		fclose(stderr);			/* the expected error */
+		write_file_durably(target, "{}", 2);
+		_exit(0);
+	}
+	(void) waitpid(pid, &status, 0);
+	after = read_whole_file(victim, &len);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 1, "a planted temporary name is an error");
+	check(after != NULL && strcmp(after, "precious") == 0, "the link's target is untouched");
+	(void) rmtree(dir, true);
 }
 
 /*
@@ -400,9 +499,41 @@ main(int argc, char **argv)
 		fputs(ddl_postprocess(text, NULL), stdout);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--json") == 0)
+	{
+		/* for fuzzing: parse FILE, print it; exit 1 when it is not JSON */
+		size_t		len;
+		char	   *text = read_whole_file(argv[2], &len);
+		char	   *err = NULL;
+		JsonValue  *v;
+		StringInfoData out;
+
+		if (text == NULL)
+			pg_fatal("could not read \"%s\": %m", argv[2]);
+		v = json_parse(text, len, &err);
+		if (v == NULL)
+			pg_fatal("%s", err);
+		initStringInfo(&out);
+		json_print_pretty(&out, v);
+		check(json_equal(v, json_copy(v)), "a copy is equal");
+		puts(out.data);
+		return failures ? 2 : 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--yaml") == 0)
+	{
+		/* for fuzzing: apply FILE as the run config of export */
+		CliOptions	opts;
+
+		memset(&opts, 0, sizeof(opts));
+		opts.jobs = -1;
+		runconfig_apply(argv[2], &opts);
+		return 0;
+	}
 	test_ids();
 	test_split();
 	test_json();
+	test_json_hostile();
+	test_write_durably_planted_link();
 	test_file_names();
 	test_row_counting();
 	test_ddl();
