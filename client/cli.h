@@ -272,7 +272,8 @@ extern void exit_if_cancelled(void);
 /* outdir.c                                                           */
 /* ---------------------------------------------------------------- */
 
-extern void outdir_check_target(const char *target, bool force, bool quiet);
+extern void outdir_check_target(const char *target, bool force, bool quiet,
+								const char *keep);
 extern char *outdir_create_temp(const char *target);
 extern void outdir_fsync_files(void);
 extern void outdir_commit(const char *target);

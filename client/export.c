@@ -264,7 +264,7 @@ run_export(CliOptions *opts)
 	config_text = schema_config_text(cfg);
 	def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
 	ids = ids_array_literal(def);
-	outdir_check_target(opts->output_dir, opts->force, opts->quiet);
+	outdir_check_target(opts->output_dir, opts->force, opts->quiet, opts->schema_dir);
 
 	setup_cancel_handler_multi();
 	conn0 = exwiw_connect(opts, "export");

@@ -85,12 +85,63 @@ count_entries(const char *path)
 }
 
 /*
+ * path_within
+ *		Is path (a resolved, absolute path) dir itself or under it?
+ */
+static bool
+path_within(const char *path, const char *dir)
+{
+	size_t		n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * refuse_precious_target
+ *		A non-empty target is replaced whole: refuse one whose removal
+ *		would take what the run stands on, whatever --force says: the root,
+ *		the current directory or one of its ancestors, or a directory that
+ *		holds the schema config (keep, may be NULL).
+ */
+static void
+refuse_precious_target(const char *target, const char *keep)
+{
+	char	   *rtarget = realpath(target, NULL);
+	char	   *cwd = getcwd(NULL, 0);
+	char	   *rcwd = cwd ? realpath(cwd, NULL) : NULL;
+	char	   *rkeep = keep ? realpath(keep, NULL) : NULL;
+	const char *why = NULL;
+
+	if (rtarget == NULL)
+		pg_fatal("could not resolve output directory \"%s\": %m", target);
+	if (strcmp(rtarget, "/") == 0)
+		why = "the root directory";
+	else if (rcwd != NULL && path_within(rcwd, rtarget))
+		why = "the current directory or one of its parents";
+	else if (rkeep != NULL && path_within(rkeep, rtarget))
+		why = "the directory that holds the schema config";
+	free(rtarget);
+	free(cwd);
+	free(rcwd);
+	free(rkeep);
+	if (why == NULL)
+		return;
+	pg_log_error("output directory \"%s\" is %s: it will not be replaced", target, why);
+	pg_log_error_hint("Choose another --output-dir.");
+	exit(1);
+}
+
+/*
  * outdir_check_target
  *		Refuse a target that exists and is not an empty directory, unless
- *		--force or the user says so on a terminal.
+ *		--force or the user says so on a terminal; never one whose
+ *		replacement would remove the current directory or the schema
+ *		config (keep, may be NULL).
  */
 void
-outdir_check_target(const char *target, bool force, bool quiet)
+outdir_check_target(const char *target, bool force, bool quiet, const char *keep)
 {
 	struct stat st;
 	int			n;
@@ -110,7 +161,10 @@ outdir_check_target(const char *target, bool force, bool quiet)
 	n = count_entries(target);
 	if (n < 0)
 		pg_fatal("could not open output directory \"%s\": %m", target);
-	if (n == 0 || force)
+	if (n == 0)
+		return;
+	refuse_precious_target(target, keep);
+	if (force)
 		return;
 	if (!exwiw_interactive())
 	{

@@ -10,6 +10,8 @@
 # database, a database without the extension, a schema file that is not
 # JSON (and one the server refuses), a missing or empty schema dir, an
 # output path that cannot be written (under /proc, under a file, a file),
+# --force on the current directory, a parent of it, the root or the schema
+# config's directory,
 # undecided masks without --allow-undecided, bad YAML and refused YAML
 # keys, unknown options, a missing option argument, a bad format, the
 # named ID spaces in single-target mode, --ids alone without any
@@ -123,6 +125,23 @@ expect_error "output path is a file" 'exists and is not a directory' exwiw $s -o
 rm -f "$work/afile"
 expect_error "a failure after the directory was started leaves no parents" 'nope' \
 	exwiw $s -o "$work/new/parents/out" --target-table=nope --ids=1 --allow-undecided
+# --force never replaces what the run stands on: the current directory (or
+# a parent of it), the root, the directory that holds the schema config
+mkdir -p "$work/cwd/sub"
+echo keep >"$work/cwd/sub/precious"
+expect_error "--force on the current directory" 'is the current directory or one of its parents: it will not be replaced' \
+	bash -c 'cd "$1/cwd/sub" && shift && exec "$@"' _ "$work" exwiw $s -o . --force --target-table=shops --ids=1 --allow-undecided
+expect_error "--force on a parent of the current directory" 'is the current directory or one of its parents' \
+	bash -c 'cd "$1/cwd/sub" && shift && exec "$@"' _ "$work" exwiw $s -o .. --force --target-table=shops --ids=1 --allow-undecided
+expect_error "--force on the root" 'is the root directory' exwiw $s -o / --force --target-table=shops --ids=1 --allow-undecided
+expect_error "--force on the schema config's directory" 'is the directory that holds the schema config' \
+	exwiw $s -o "$schema" --force --target-table=shops --ids=1 --allow-undecided
+if [ "$(cat "$work/cwd/sub/precious")" = keep ] && [ -f "$schema/s/users.json" ]; then
+	ok "--force refusals removed nothing"
+else
+	not_ok "a --force refusal removed files"
+fi
+rm -rf "$work/cwd"
 
 # the run config
 mkdir -p "$work/y"
