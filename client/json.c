@@ -20,6 +20,8 @@
  */
 #include "cli.h"
 
+#include "../src/compat.h"
+
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
 
@@ -296,31 +298,35 @@ push(JsonBuild *b, JsonKind kind)
 /*
  * The semantic actions: build the tree.
  */
-static void
+static ExwiwJsonActionResult
 sem_object_start(void *state)
 {
 	push(state, JV_OBJECT);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+static ExwiwJsonActionResult
 sem_array_start(void *state)
 {
 	push(state, JV_ARRAY);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+static ExwiwJsonActionResult
 sem_end(void *state)
 {
 	((JsonBuild *) state)->depth--;
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+static ExwiwJsonActionResult
 sem_field_start(void *state, char *fname, bool isnull)
 {
 	((JsonBuild *) state)->pending_key = pg_strdup(fname);
+	return EXWIW_JSON_ACTION_DONE;
 }
 
-static void
+static ExwiwJsonActionResult
 sem_scalar(void *state, char *token, JsonTokenType type)
 {
 	JsonKind	kind;
@@ -342,6 +348,7 @@ sem_scalar(void *state, char *token, JsonTokenType type)
 			break;
 	}
 	add_value(state, json_new(kind, kind == JV_NULL ? NULL : token));
+	return EXWIW_JSON_ACTION_DONE;
 }
 
 /*
@@ -448,6 +455,7 @@ too_deep(const char *buf, size_t len, int *line)
 JsonValue *
 json_parse(const char *text, size_t len, char **errmsg)
 {
+	JsonLexContext lexspace;
 	JsonLexContext *lex;
 	JsonSemAction sem = {0};
 	JsonBuild	b = {0};
@@ -460,7 +468,7 @@ json_parse(const char *text, size_t len, char **errmsg)
 						   line, JSON_MAX_DEPTH);
 		return NULL;
 	}
-	lex = makeJsonLexContextCstringLen(unconstify(char *, text), (int) len, PG_UTF8, true);
+	lex = exwiw_json_lex_make(&lexspace, text, (int) len, true);
 	sem.semstate = &b;
 	sem.object_start = sem_object_start;
 	sem.object_end = sem_end;
@@ -472,8 +480,10 @@ json_parse(const char *text, size_t len, char **errmsg)
 	if (rc != JSON_SUCCESS)
 	{
 		*errmsg = psprintf("line %d: %s", lex->line_number, json_error_text(rc, lex));
+		exwiw_json_lex_free(lex);
 		return NULL;
 	}
+	exwiw_json_lex_free(lex);
 	return b.root;
 }
 
