@@ -156,6 +156,7 @@ typedef struct CliOptions
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);
 extern void check_options(CliOptions *opts);
+extern int	check_parallel_workers(long n);
 extern void usage(void);
 extern bool exwiw_interactive(void);
 

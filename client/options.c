@@ -217,6 +217,29 @@ strip_slashes(const char *s)
 }
 
 /*
+ * check_parallel_workers
+ *		The number of connections (from --parallel-workers or the run
+ *		config's parallel_workers, read as a long so that 4294967297 is not
+ *		taken for 1), or exit(1) when it is not 1 to MAX_PARALLEL_WORKERS.
+ */
+int
+check_parallel_workers(long n)
+{
+	if (n < 1)
+	{
+		pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
+		exit(1);
+	}
+	if (n > MAX_PARALLEL_WORKERS)
+	{
+		pg_log_error("--parallel-workers must be at most %d (got %ld)",
+					 MAX_PARALLEL_WORKERS, n);
+		exit(1);
+	}
+	return (int) n;
+}
+
+/*
  * parse_int_option
  *		A positive integer, or an error naming the flag.
  */
@@ -369,21 +392,7 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				break;
 			case 'j':
 				{
-					long		n = parse_int_option(optarg, "--parallel-workers");
-
-					/* checked as a long: (int) 4294967297 would be 1 */
-					if (n < 1)
-					{
-						pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
-						exit(1);
-					}
-					if (n > MAX_PARALLEL_WORKERS)
-					{
-						pg_log_error("--parallel-workers must be at most %d (got %ld)",
-									 MAX_PARALLEL_WORKERS, n);
-						exit(1);
-					}
-					opts->jobs = (int) n;
+					opts->jobs = check_parallel_workers(parse_int_option(optarg, "--parallel-workers"));
 					opts->given_jobs = true;
 				}
 				break;

@@ -376,18 +376,7 @@ runconfig_apply(const char *path, CliOptions *opts)
 				pg_log_error("config 'parallel_workers' must be an integer (got \"%s\")", value);
 				exit(1);
 			}
-			if (n < 1)
-			{
-				pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
-				exit(1);
-			}
-			/* checked as a long: (int) 4294967297 would be 1 */
-			if (n > MAX_PARALLEL_WORKERS)
-			{
-				pg_log_error("--parallel-workers must be at most %d (got %ld)",
-							 MAX_PARALLEL_WORKERS, n);
-				exit(1);
-			}
+			n = check_parallel_workers(n);
 			if (opts->jobs < 0)
 				opts->jobs = (int) n;
 		}

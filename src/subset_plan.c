@@ -164,6 +164,26 @@ planner_edge_live(Planner *pl, SubsetEdge *e)
 }
 
 /*
+ * planner_append_key_match
+ *		Append "the primary key of t (as alias) is among the keys of set":
+ *		a semi-join, which hashes the set (the planner knows its rows but
+ *		not how many distinct keys it holds).
+ */
+void
+planner_append_key_match(StringInfo buf, const char *alias, SubsetTable *t,
+						 SubsetSet *set)
+{
+	StringInfoData sub;
+
+	initStringInfo(&sub);
+	appendStringInfoString(&sub, "SELECT ");
+	subset_append_cols(&sub, set->name, &t->pk);
+	appendStringInfo(&sub, " FROM %s", set->name);
+	subset_append_match(buf, alias, &t->pk, sub.data, &t->pk);
+	pfree(sub.data);
+}
+
+/*
  * planner_append_type_cond
  *		Append "alias.type_col = 'value'" for polymorphic edge e (the column
  *		compared as text).
@@ -337,16 +357,10 @@ plan_files(Planner *pl)
 			 * key's rows: IN hashes the set; a join would hash the whole
 			 * table, the planner having no statistics of the set.
 			 */
-			SubsetSet  *fs = planner_set(pl, pl->fset[ti]);
 			StringInfoData w;
-			StringInfoData sub;
 
-			initStringInfo(&sub);
-			appendStringInfoString(&sub, "SELECT ");
-			subset_append_cols(&sub, fs->name, &t->pk);
-			appendStringInfo(&sub, " FROM %s", fs->name);
 			initStringInfo(&w);
-			subset_append_match(&w, alias, &t->pk, sub.data, &t->pk);
+			planner_append_key_match(&w, alias, t, planner_set(pl, pl->fset[ti]));
 			where = w.data;
 			f->deps = list_make1_int(pl->fset[ti]);
 		}
@@ -497,16 +511,11 @@ plan_files(Planner *pl)
 			(pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti]) >= 0)
 		{
 			SubsetSet  *xs = planner_set(pl, pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti]);
-			StringInfoData sub;
 			StringInfoData c;
 
-			initStringInfo(&sub);
-			appendStringInfoString(&sub, "SELECT ");
-			subset_append_cols(&sub, xs->name, &t->pk);
-			appendStringInfo(&sub, " FROM %s", xs->name);
 			initStringInfo(&c);
 			appendStringInfo(&c, "SELECT pg_catalog.count(*) FROM %s WHERE ", relsql);
-			subset_append_match(&c, alias, &t->pk, sub.data, &t->pk);
+			planner_append_key_match(&c, alias, t, xs);
 			appendStringInfo(&c, " AND NOT COALESCE((\n%s\n), false)", t->filter);
 			f->filter_set = pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti];
 			f->filter_query = c.data;

@@ -95,6 +95,8 @@ extern void planner_cols_union(SubsetCols *dst, const SubsetCols *b);
 extern bool planner_cols_equal(const SubsetCols *a, const SubsetCols *b);
 extern void planner_append_type_cond(StringInfo buf, const char *alias,
 									 SubsetEdge *e);
+extern void planner_append_key_match(StringInfo buf, const char *alias,
+									 SubsetTable *t, SubsetSet *set);
 
 /* subset_seeds.c */
 extern void planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space);

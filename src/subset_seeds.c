@@ -832,7 +832,6 @@ batch_seed(Planner *pl, int ti)
 	SubsetSet  *set = planner_set(pl, pl->sset[ti]);
 	SubsetSet  *src;
 	StringInfoData s;
-	StringInfoData sub;
 	int			cur;
 
 	Assert(pl->sset[ti] >= 0);
@@ -850,12 +849,8 @@ batch_seed(Planner *pl, int ti)
 	set->rule = psprintf("%s, in batches of %d rows of table %s", set->rule,
 						 t->batch_size, cfg->tables[cur].name);
 
-	initStringInfo(&sub);
-	appendStringInfoString(&sub, "SELECT ");
-	subset_append_cols(&sub, set->name, &t->pk);
-	appendStringInfo(&sub, " FROM %s", set->name);
 	initStringInfo(&s);
-	subset_append_match(&s, planner_alias(t), &t->pk, sub.data, &t->pk);
+	planner_append_key_match(&s, planner_alias(t), t, set);
 	pl->seed[ti] = s.data;
 
 	/*
