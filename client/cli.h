@@ -132,7 +132,8 @@ typedef struct CliOptions
 	bool		ids_given;		/* --ids on the command line */
 	char	   *log_level;
 	char	   *after_insert_hook;
-	char	   *scope_column;	/* deprecated: refused, declare it per table */
+	char	   *scope_column;	/* deprecated --scope-column: every table with
+								 * that column is scoped by it */
 	char	   *target_collection;	/* mongodb: refused */
 	char	   *ids_field;		/* mongodb: refused */
 	char	   *uri;			/* mongodb: refused */
@@ -238,6 +239,7 @@ typedef struct SchemaConfig
 
 extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
+extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
 extern const char *schema_table_name(const SchemaTable *t);
 extern char *schema_table_file_name(const char *dir, const char *table);
 extern void write_file_durably(const char *path, const char *data, size_t len);

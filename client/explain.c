@@ -49,7 +49,7 @@ int
 run_explain(CliOptions *opts)
 {
 	SchemaConfig *cfg = schema_config_load(opts->schema_dir, true);
-	char	   *config_text = schema_config_text(cfg);
+	char	   *config_text;
 	IdSpace    *def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
 	char	   *ids = ids_array_literal(def);
 	const char *params[5];
@@ -60,6 +60,10 @@ run_explain(CliOptions *opts)
 	int			i,
 				n,
 				maxseq = 0;
+
+	if (opts->scope_column)
+		(void) schema_config_apply_scope_column(cfg, opts->scope_column);
+	config_text = schema_config_text(cfg);
 
 	setup_cancel_handler_multi();
 	conn = exwiw_connect(opts, "explain");

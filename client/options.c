@@ -125,6 +125,8 @@ usage(void)
 		   "        --ids=IDS                    Comma-separated primary keys of the target, or scope\n"
 		   "                                     values (required). `<id_space>=` prefixes\n"
 		   "                                     (--ids=org=a,b) give the ids of a named ID space.\n"
+		   "        --scope-column=COLUMN        DEPRECATED: scope every table that has COLUMN by it\n"
+		   "                                     (declare scope_column per table instead)\n"
 		   "    -o, --output-dir=DUMP_DIR_PATH   Output directory, default dump/. Written into a\n"
 		   "                                     temporary directory next to it and renamed into\n"
 		   "                                     place when every file is complete and synced.\n"
@@ -564,11 +566,19 @@ check_options(CliOptions *opts)
 		pg_log_error("--uri is only supported by the mongodb adapter (use --host/--port, or --dbname with a conninfo string or URI)");
 		exit(1);
 	}
-	if (opts->scope_column)
+	if (opts->scope_column && opts->command != CMD_SCHEMA)
 	{
-		pg_log_error("--scope-column is not supported yet: the server exports one target table's rows by primary key");
-		pg_log_error_hint("Name the table the ids belong to with --target-table.");
-		exit(1);
+		if (opts->target_table)
+		{
+			pg_log_error("--scope-column cannot be combined with --target-table/--target-collection");
+			exit(1);
+		}
+		if (!ids_any_given(&opts->ids))
+		{
+			pg_log_error("--ids is required when --scope-column is specified");
+			exit(1);
+		}
+		pg_log_warning("--scope-column is deprecated; declare a per-table `scope_column:` in the schema config and drop the flag instead.");
 	}
 
 	/* 12. explain: export-only options */

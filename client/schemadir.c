@@ -252,6 +252,45 @@ schema_config_text(const SchemaConfig *cfg)
 }
 
 /*
+ * schema_config_apply_scope_column
+ *		The Ruby client's deprecated --scope-column=COL: every table that
+ *		is not ignored, declares no scope_column and lists a column COL
+ *		(not ignored) is filtered by it, as if it declared
+ *		"scope_column": COL.  Returns how many tables it gave one.
+ */
+int
+schema_config_apply_scope_column(SchemaConfig *cfg, const char *col)
+{
+	int			i,
+				j,
+				n = 0;
+
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		JsonValue  *t = cfg->tables[i].config;
+		JsonValue  *cols = t ? json_get(t, "columns") : NULL;
+
+		if (t == NULL || t->kind != JV_OBJECT || json_truthy(json_get(t, "ignore")) ||
+			json_get(t, "scope_column") != NULL ||
+			cols == NULL || cols->kind != JV_ARRAY)
+			continue;
+		for (j = 0; j < cols->n; j++)
+		{
+			const char *name = json_get_string(cols->items[j], "name");
+
+			if (name && strcmp(name, col) == 0 &&
+				!json_truthy(json_get(cols->items[j], "ignore")))
+			{
+				json_set(t, "scope_column", json_new(JV_STRING, col));
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+/*
  * schema_table_name
  *		A table config's "name", or NULL.
  */

@@ -15,7 +15,8 @@
 # undecided masks without --allow-undecided, bad YAML and refused YAML
 # keys, unknown options, a missing option argument, a bad format, the
 # named ID spaces in single-target mode, --ids alone without any
-# scope_column; the flags that are not supported (yet): --scope-column,
+# scope_column, --scope-column with a target or without ids; the flags
+# that are not supported (yet):
 # --split-rows, other adapters, mongodb flags; explain with export-only
 # flags; schema without a verb or without --from-db; exit status 2 when
 # schema check cannot run.
@@ -168,7 +169,8 @@ expect_error "extra argument" 'too many command-line arguments \(first is "extra
 expect_error "bad format" "invalid output format 'xml'" exwiw $s $o --target-table=shops --ids=1 --output-format=xml
 expect_error "zero workers" '--parallel-workers must be a positive integer \(got 0\)' exwiw $s $o --target-table=shops --ids=1 -j 0
 expect_error "--split-rows" '--split-rows is not supported yet' exwiw $s $o --target-table=shops --ids=1 --split-rows=1000
-expect_error "--scope-column" '--scope-column is not supported yet' exwiw $s $o --scope-column=shop_id --ids=1
+expect_error "--scope-column with a target" '--scope-column cannot be combined with --target-table' exwiw $s $o --scope-column=shop_id --target-table=shops --ids=1
+expect_error "--scope-column without ids" '--ids is required when --scope-column is specified' exwiw $s $o --scope-column=shop_id
 expect_error "another adapter" 'adapter "mysql" is not supported' exwiw $s $o --target-table=shops --ids=1 --adapter=mysql
 expect_error "--uri" '--uri is only supported by the mongodb adapter' exwiw $s $o --uri=mongodb://x --target-table=shops --ids=1
 expect_error "--target-collection" '--target-collection is only supported by the mongodb adapter' exwiw $s $o --target-collection=shops --ids=1

@@ -13,7 +13,9 @@
 # The exwiw command, given the same schema directory, writes the same
 # files byte for byte: with --target-table in both modes and formats, with
 # --ids alone (scope-column mode, no target), and with the ids in a named
-# ID space (every scope_column given "id_space": "acct", --ids=acct=1).
+# ID space (every scope_column given "id_space": "acct", --ids=acct=1),
+# and with the deprecated --scope-column=account_id in place of the
+# tables' own "scope_column": "account_id".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/subset/lib.sh"
@@ -51,11 +53,12 @@ config() {
 config 0 >"$work/scope.json"
 config 1 >"$work/walk.json"
 # the same as schema directories, for the exwiw command
-mkdir "$work/dir-scope" "$work/dir-walk" "$work/dir-space"
+mkdir "$work/dir-scope" "$work/dir-walk" "$work/dir-space" "$work/dir-flag"
 cp "$root"/test/subset/rails_schema/*.json "$work/dir-scope/"
 for f in "$root"/test/subset/rails_schema/*.json; do
 	grep -v '"scope_column"' "$f" >"$work/dir-walk/$(basename "$f")"
 	sed 's/^\(  "scope_column": "[a-z_]*",\)$/\1 "id_space": "acct",/' "$f" >"$work/dir-space/$(basename "$f")"
+	grep -v '"scope_column": "account_id"' "$f" >"$work/dir-flag/$(basename "$f")"
 done
 if ! grep -q '"id_space": "acct"' "$work/dir-space/users.json"; then
 	echo "not ok: the id_space copy of the schema directory was not made"
@@ -157,6 +160,21 @@ SQL
 }
 
 fail=0
+# --scope-column scopes the tables that have the column as their own
+# scope_column would: the same plan as the schema directory that declares
+# it, another plan without the flag (the files happen to be the same)
+explain() {
+	PGDATABASE=rails_src PGOPTIONS='-c search_path=rails,public -c client_min_messages=warning' \
+		exwiw explain --ids=1 "$@" 2>/dev/null
+}
+if [ "$(explain --schema-dir="$work/dir-flag" --scope-column=account_id)" = "$(explain --schema-dir="$work/dir-scope")" ] &&
+	[ "$(explain --schema-dir="$work/dir-flag")" != "$(explain --schema-dir="$work/dir-scope")" ] &&
+	[ -n "$(explain --schema-dir="$work/dir-scope")" ]; then
+	echo "ok: --scope-column=account_id plans as the tables' own scope_column: account_id"
+else
+	echo "not ok: --scope-column=account_id does not plan as the declared scope_column"
+	fail=1
+fi
 for mode in scope walk; do
 	for fmt in insert copy; do
 		label="$mode-$fmt"
@@ -183,6 +201,8 @@ SQL
 				--ids=1 --output-format=$fmt
 			cli_same "$label: exwiw --ids=acct=1 (a named ID space)" "$dir" --schema-dir="$work/dir-space" \
 				--ids=acct=1 --output-format=$fmt
+			cli_same "$label: exwiw --scope-column=account_id (deprecated), no per-table account_id" "$dir" \
+				--schema-dir="$work/dir-flag" --scope-column=account_id --ids=1 --output-format=$fmt
 		fi
 		out=$(compare_loaded 2>&1)
 		if [ -n "$out" ]; then
