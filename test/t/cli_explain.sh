@@ -33,8 +33,9 @@ else
 	not_ok "explain output:"
 	cat "$work/plan.txt"
 fi
+# (PostgreSQL 18 prints actual rows with two decimals: "rows=4.00")
 exwiw explain --target-table=shops --ids=1 --schema-dir="$work/schema" --verbose --analyze >"$work/plan2.txt"
-if grep -qE '^    .*\(actual rows=[0-9]+ loops=[0-9]+\)' "$work/plan2.txt" && grep -qE '^    +Buffers: ' "$work/plan2.txt" &&
+if grep -qE '^    .*\(actual rows=[0-9.]+ loops=[0-9]+\)' "$work/plan2.txt" && grep -qE '^    +Buffers: ' "$work/plan2.txt" &&
 	[ "$(grep -c '^\[' "$work/plan2.txt")" -eq 9 ]; then
 	ok "--verbose --analyze: each table's EXPLAIN ANALYZE plan, indented"
 else
