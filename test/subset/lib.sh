@@ -9,12 +9,14 @@
 #     it holds no NUL.  The export is one statement, hence one snapshot.
 # subset_load_files DIR PSQL-ARGS...
 #     Run the files of DIR in name order with ON_ERROR_STOP.
-# subset_make_databases ROOT
-#     Fresh databases subset_src (exwiw and the fixture loaded) and
-#     subset_dst, and the non-superuser role subset_loader.
-# subset_fresh_dst SCHEMA_FILE
-#     Replace schema shop of subset_dst by an empty, fully constrained copy
-#     (SCHEMA_FILE, from pg_dump --schema-only) that subset_loader may load.
+# subset_make_databases ROOT [NAME FIXTURE]
+#     Fresh databases NAME_src (exwiw and FIXTURE loaded) and NAME_dst, and
+#     the non-superuser role NAME_loader; NAME defaults to subset, FIXTURE
+#     to test/subset/fixture.sql.
+# subset_fresh_dst SCHEMA_FILE [NAME SCHEMA]
+#     Replace schema SCHEMA (default shop) of NAME_dst (default subset) by
+#     an empty, fully constrained copy (SCHEMA_FILE, from pg_dump
+#     --schema-only) that NAME_loader may load.
 
 subset_write_files() {
 	local dir=$1
@@ -42,27 +44,28 @@ subset_load_files() {
 }
 
 subset_make_databases() {
-	local root=$1
-	psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+	local root=$1 name=${2:-subset} fixture=${3:-$1/test/subset/fixture.sql}
+	psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
-DROP DATABASE IF EXISTS subset_src;
-DROP DATABASE IF EXISTS subset_dst;
-DROP ROLE IF EXISTS subset_loader;
-CREATE ROLE subset_loader LOGIN;
-CREATE DATABASE subset_src;
-CREATE DATABASE subset_dst;
+DROP DATABASE IF EXISTS ${name}_src;
+DROP DATABASE IF EXISTS ${name}_dst;
+DROP ROLE IF EXISTS ${name}_loader;
+CREATE ROLE ${name}_loader LOGIN;
+CREATE DATABASE ${name}_src;
+CREATE DATABASE ${name}_dst;
 SQL
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_src -c "CREATE EXTENSION exwiw" \
-		-f "$root/test/subset/fixture.sql" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_src" -c "CREATE EXTENSION exwiw" \
+		-f "$fixture" >/dev/null
 }
 
 subset_fresh_dst() {
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -c "SET client_min_messages = warning" \
-		-c "DROP SCHEMA IF EXISTS shop CASCADE"
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst -f "$1" >/dev/null
-	psql -X -q -v ON_ERROR_STOP=1 -d subset_dst <<'SQL'
-GRANT USAGE ON SCHEMA shop TO subset_loader;
-GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA shop TO subset_loader;
-GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA shop TO subset_loader;
+	local file=$1 name=${2:-subset} schema=${3:-shop}
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" -c "SET client_min_messages = warning" \
+		-c "DROP SCHEMA IF EXISTS $schema CASCADE"
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" -f "$file" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" <<SQL
+GRANT USAGE ON SCHEMA $schema TO ${name}_loader;
+GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA $schema TO ${name}_loader;
+GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA $schema TO ${name}_loader;
 SQL
 }

@@ -19,40 +19,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/subset/lib.sh"
+source "$root/test/cli/lib.sh"
 [ -n "${EXWIW_BIN:-}" ] && PATH=$EXWIW_BIN:$PATH
 export PGDATABASE=postgres
 work=$(mktemp -d /tmp/subset-rails.XXXXXX)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
-psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
-SET client_min_messages = warning;
-DROP DATABASE IF EXISTS rails_src;
-DROP DATABASE IF EXISTS rails_dst;
-DROP ROLE IF EXISTS rails_loader;
-CREATE ROLE rails_loader LOGIN;
-CREATE DATABASE rails_src;
-CREATE DATABASE rails_dst;
-SQL
-psql -X -q -v ON_ERROR_STOP=1 -d rails_src -c "CREATE EXTENSION exwiw" \
-	-f "$root/test/subset/rails.sql" >/dev/null
+subset_make_databases "$root" rails "$root/test/subset/rails.sql"
 pg_dump --schema-only -n rails -d rails_src >"$work/schema.sql"
 
-# The schema directory as one JSON array, in name order; $1 = 1 drops every
-# scope_column line.
-config() {
-	local f sep=''
-	printf '['
-	for f in $(LC_ALL=C ls "$root"/test/subset/rails_schema/*.json); do
-		printf '%s' "$sep"
-		if [ "$1" = 1 ]; then grep -v '"scope_column"' "$f"; else cat "$f"; fi
-		sep=','
-	done
-	printf ']'
-}
-config 0 >"$work/scope.json"
-config 1 >"$work/walk.json"
-# the same as schema directories, for the exwiw command
+# The schema directory as it is (scope), without any scope_column (walk),
+# with an id_space on every scope_column (space), and without the
+# account_id ones (flag, for --scope-column); exwiw_export takes a
+# directory as one JSON array (cli_config_array)
 mkdir "$work/dir-scope" "$work/dir-walk" "$work/dir-space" "$work/dir-flag"
 cp "$root"/test/subset/rails_schema/*.json "$work/dir-scope/"
 for f in "$root"/test/subset/rails_schema/*.json; do
@@ -60,6 +40,8 @@ for f in "$root"/test/subset/rails_schema/*.json; do
 	sed 's/^\(  "scope_column": "[a-z_]*",\)$/\1 "id_space": "acct",/' "$f" >"$work/dir-space/$(basename "$f")"
 	grep -v '"scope_column": "account_id"' "$f" >"$work/dir-flag/$(basename "$f")"
 done
+cli_config_array "$work/dir-scope" >"$work/scope.json"
+cli_config_array "$work/dir-walk" >"$work/walk.json"
 if ! grep -q '"id_space": "acct"' "$work/dir-space/users.json"; then
 	echo "not ok: the id_space copy of the schema directory was not made"
 	exit 1
@@ -85,16 +67,7 @@ cli_same() {
 	fi
 }
 
-fresh_dst() {
-	psql -X -q -v ON_ERROR_STOP=1 -d rails_dst -c "SET client_min_messages = warning" \
-		-c "DROP SCHEMA IF EXISTS rails CASCADE"
-	psql -X -q -v ON_ERROR_STOP=1 -d rails_dst -f "$work/schema.sql" >/dev/null
-	psql -X -q -v ON_ERROR_STOP=1 -d rails_dst <<'SQL'
-GRANT USAGE ON SCHEMA rails TO rails_loader;
-GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA rails TO rails_loader;
-GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA rails TO rails_loader;
-SQL
-}
+fresh_dst() { subset_fresh_dst "$work/schema.sql" rails rails; }
 
 # The rows of account 1, written by hand, masks applied.  Each output line
 # is a difference; none is expected.

@@ -22,29 +22,10 @@ work=$(mktemp -d /tmp/subset-shapes.XXXXXX)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
-psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
-SET client_min_messages = warning;
-DROP DATABASE IF EXISTS shapes_src;
-DROP DATABASE IF EXISTS shapes_dst;
-DROP ROLE IF EXISTS shapes_loader;
-CREATE ROLE shapes_loader LOGIN;
-CREATE DATABASE shapes_src;
-CREATE DATABASE shapes_dst;
-SQL
-psql -X -q -v ON_ERROR_STOP=1 -d shapes_src -c "CREATE EXTENSION exwiw" \
-	-f "$root/test/subset/shapes.sql" >/dev/null
+subset_make_databases "$root" shapes "$root/test/subset/shapes.sql"
 pg_dump --schema-only -n shapes -d shapes_src >"$work/schema.sql"
 
-fresh_dst() {
-	psql -X -q -v ON_ERROR_STOP=1 -d shapes_dst -c "SET client_min_messages = warning" \
-		-c "DROP SCHEMA IF EXISTS shapes CASCADE"
-	psql -X -q -v ON_ERROR_STOP=1 -d shapes_dst -f "$work/schema.sql" >/dev/null
-	psql -X -q -v ON_ERROR_STOP=1 -d shapes_dst <<'SQL'
-GRANT USAGE ON SCHEMA shapes TO shapes_loader;
-GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA shapes TO shapes_loader;
-GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA shapes TO shapes_loader;
-SQL
-}
+fresh_dst() { subset_fresh_dst "$work/schema.sql" shapes shapes; }
 
 # compare_loaded: copy the loaded tables back into schema "loaded" of the
 # source database and compare each with the rows the source query expects.
