@@ -331,6 +331,14 @@ plain_open(PlainState *ps, char c)
 	appendStringInfoCharMacro(ps->buf, c);
 }
 
+/* plain_close: close a level and write "}" or "]" */
+static void
+plain_close(PlainState *ps, char c)
+{
+	ps->depth--;
+	appendStringInfoCharMacro(ps->buf, c);
+}
+
 /*
  * jsonapi semantic actions of the fast path: each one writes its part of
  * the output (compat.h gives their return type)
@@ -356,10 +364,7 @@ plain_array_start(void *state)
 static ExwiwJsonActionResult
 plain_object_end(void *state)
 {
-	PlainState *ps = (PlainState *) state;
-
-	ps->depth--;
-	appendStringInfoCharMacro(ps->buf, '}');
+	plain_close((PlainState *) state, '}');
 	return EXWIW_JSON_ACTION_DONE;
 }
 
@@ -367,10 +372,7 @@ plain_object_end(void *state)
 static ExwiwJsonActionResult
 plain_array_end(void *state)
 {
-	PlainState *ps = (PlainState *) state;
-
-	ps->depth--;
-	appendStringInfoCharMacro(ps->buf, ']');
+	plain_close((PlainState *) state, ']');
 	return EXWIW_JSON_ACTION_DONE;
 }
 

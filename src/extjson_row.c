@@ -388,6 +388,26 @@ row_layout(ExjRowWriter *rw, Oid typid, int32 typmod)
 }
 
 /*
+ * exwiw_extjson_deform_record
+ *		The columns of a composite value th, whose row type is desc, into
+ *		*values and *nulls (palloc'd in the current context).
+ */
+void
+exwiw_extjson_deform_record(HeapTupleHeader th, TupleDesc desc,
+							Datum **values, bool **nulls)
+{
+	HeapTupleData tuple;
+
+	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = th;
+	*values = palloc(desc->natts * sizeof(Datum));
+	*nulls = palloc(desc->natts * sizeof(bool));
+	heap_deform_tuple(&tuple, desc, *values, *nulls);
+}
+
+/*
  * append_composite
  *		A composite value as an embedded document.  Nested composites of
  *		other row types are safe: the layout used here is local.
@@ -400,20 +420,13 @@ append_composite(ExjRowWriter *rw, StringInfo buf, Datum d,
 	ExjRowLayout *lay = row_layout(rw, HeapTupleHeaderGetTypeId(th),
 								   HeapTupleHeaderGetTypMod(th));
 	TupleDesc	desc = lay->desc;
-	HeapTupleData tuple;
 	Datum	   *values;
 	bool	   *nulls;
 	int			i;
 	bool		first = true;
 
 	check_stack_depth();
-	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
-	ItemPointerSetInvalid(&tuple.t_self);
-	tuple.t_tableOid = InvalidOid;
-	tuple.t_data = th;
-	values = palloc(desc->natts * sizeof(Datum));
-	nulls = palloc(desc->natts * sizeof(bool));
-	heap_deform_tuple(&tuple, desc, values, nulls);
+	exwiw_extjson_deform_record(th, desc, &values, &nulls);
 
 	appendStringInfoCharMacro(buf, '{');
 	for (i = 0; i < desc->natts; i++)

@@ -29,6 +29,30 @@ PG_FUNCTION_INFO_V1(exwiw_ext_json_jsonb);
 PG_FUNCTION_INFO_V1(exwiw_ext_json_json);
 PG_FUNCTION_INFO_V1(exwiw_ext_json_row);
 
+/* exwiw_extjson_append_jsonb or exwiw_extjson_append_json */
+typedef bool (*ExjDocAppender) (StringInfo buf, Datum doc, const char *root_path,
+								ExjError *err);
+
+/*
+ * ext_json_doc
+ *		exwiw_ext_json of argument 0, a document that append writes.
+ */
+static Datum
+ext_json_doc(FunctionCallInfo fcinfo, ExjDocAppender append)
+{
+	StringInfoData buf;
+	ExjError	err;
+	ErrorContextCallback cb;
+
+	memset(&err, 0, sizeof(err));
+	initStringInfo(&buf);
+	exwiw_push_fn_context(&cb, "exwiw_ext_json");
+	if (!append(&buf, PG_GETARG_DATUM(0), "$", &err))
+		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
+	exwiw_pop_fn_context(&cb);
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+}
+
 /*
  * exwiw_ext_json_jsonb
  *		SQL entry point: exwiw_ext_json(jsonb) RETURNS text.
@@ -36,18 +60,7 @@ PG_FUNCTION_INFO_V1(exwiw_ext_json_row);
 Datum
 exwiw_ext_json_jsonb(PG_FUNCTION_ARGS)
 {
-	StringInfoData buf;
-	ExjError	err;
-
-	ErrorContextCallback cb;
-
-	memset(&err, 0, sizeof(err));
-	initStringInfo(&buf);
-	exwiw_push_fn_context(&cb, "exwiw_ext_json");
-	if (!exwiw_extjson_append_jsonb(&buf, PG_GETARG_DATUM(0), "$", &err))
-		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
-	exwiw_pop_fn_context(&cb);
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+	return ext_json_doc(fcinfo, exwiw_extjson_append_jsonb);
 }
 
 /*
@@ -57,18 +70,7 @@ exwiw_ext_json_jsonb(PG_FUNCTION_ARGS)
 Datum
 exwiw_ext_json_json(PG_FUNCTION_ARGS)
 {
-	StringInfoData buf;
-	ExjError	err;
-
-	ErrorContextCallback cb;
-
-	memset(&err, 0, sizeof(err));
-	initStringInfo(&buf);
-	exwiw_push_fn_context(&cb, "exwiw_ext_json");
-	if (!exwiw_extjson_append_json(&buf, PG_GETARG_DATUM(0), "$", &err))
-		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
-	exwiw_pop_fn_context(&cb);
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+	return ext_json_doc(fcinfo, exwiw_extjson_append_json);
 }
 
 /*
@@ -85,7 +87,6 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 	Oid			typid;
 	int32		typmod;
 	TupleDesc	desc;
-	HeapTupleData tuple;
 	Datum	   *values;
 	bool	   *nulls;
 	ExjRowWriter *rw;
@@ -117,13 +118,7 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 								  PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1),
 								  !PG_ARGISNULL(2) && PG_GETARG_BOOL(2), cxt);
 
-	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
-	ItemPointerSetInvalid(&tuple.t_self);
-	tuple.t_tableOid = InvalidOid;
-	tuple.t_data = th;
-	values = palloc(desc->natts * sizeof(Datum));
-	nulls = palloc(desc->natts * sizeof(bool));
-	heap_deform_tuple(&tuple, desc, values, nulls);
+	exwiw_extjson_deform_record(th, desc, &values, &nulls);
 
 	initStringInfo(&buf);
 	nestlevel = exwiw_pin_output_settings();

@@ -220,12 +220,13 @@ extern ExjRowWriter *exwiw_extjson_row_writer(const char *funcname,
 											  MemoryContext cxt);
 extern void exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf,
 									 Datum *values, bool *isnull);
+extern void exwiw_extjson_deform_record(HeapTupleHeader th, TupleDesc desc,
+										Datum **values, bool **nulls);
 
 /*
  * subset export: subset_export.c holds exwiw_export(), which streams one
- * table after another through the engine above (one stream per row of the
- * SQL planner exwiw_internal_plan(), in exwiw--1.0.sql).  It shares no
- * declarations.
+ * file after another through the engine above (one stream per file of the
+ * planner's plan); its declarations are in subset.h.
  */
 
 #endif							/* EXWIW_H */
