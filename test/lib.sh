@@ -12,6 +12,9 @@
 #                        DIR, the way "make check" does, so parallel
 #                        checkouts never share an installed .so; the exwiw
 #                        client lands in $EXWIW_BIN
+# exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]  initdb a throwaway
+#                        cluster's data directory (exwiw_cluster_start,
+#                        test/citus's nodes)
 # exwiw_cluster_start DIR PORT   initdb + start a throwaway cluster as a
 #                        non-root OS user; exports PGHOST/PGPORT/PGUSER
 # exwiw_cluster_stop DIR stop it (also registered as an EXIT trap)
@@ -308,10 +311,11 @@ exwiw_tmp_install() {
 	export EXWIW_BIN
 }
 
-# exwiw_cluster_start DIR PORT [postgres -c options...]
-exwiw_cluster_start() {
-	local dir=$1 port=$2
-	shift 2
+# exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]: initdb DIR/data as the
+# server's OS user, for a throwaway cluster listening on the socket
+# directory DIR/sock and on LISTEN (default none), durability off.
+exwiw_initdb() {
+	local dir=$1 port=$2 listen=${3:-} shared_buffers=${4:-256MB}
 	local data=$dir/data sock=$dir/sock
 	mkdir -p "$sock"
 	if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir" "$sock"; fi
@@ -320,16 +324,24 @@ exwiw_cluster_start() {
 		--no-sync -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
 		{ cat "$dir/initdb.log"; return 1; }
 	cat >>"$data/postgresql.conf" <<CONF
-listen_addresses = ''
+listen_addresses = '$listen'
 unix_socket_directories = '$sock'
 port = $port
 fsync = off
 synchronous_commit = off
 full_page_writes = off
-shared_buffers = 256MB
+shared_buffers = $shared_buffers
 max_wal_size = 4GB
 logging_collector = off
 CONF
+}
+
+# exwiw_cluster_start DIR PORT [postgres -c options...]
+exwiw_cluster_start() {
+	local dir=$1 port=$2
+	shift 2
+	local data=$dir/data sock=$dir/sock
+	exwiw_initdb "$dir" "$port" || return 1
 	local opt
 	for opt in "$@"; do echo "$opt" >>"$data/postgresql.conf"; done
 	# -c: a crashing backend may leave a core file (see exwiw_check_server)

@@ -136,23 +136,9 @@ citus_tmp_install() {
 # initdb -A trust trusts 127.0.0.1) and on a socket in DIR/sock.
 citus_node_start() {
 	local dir=$1 port=$2 with_citus=$3
-	local data=$dir/data sock=$dir/sock
-	mkdir -p "$sock"
-	if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir" "$sock"; fi
-	chmod 755 "$dir"
-	exwiw_as_server_user "$EXWIW_BIN/initdb" -D "$data" -U postgres -A trust \
-		--no-sync -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
-		{ cat "$dir/initdb.log"; return 1; }
+	local data=$dir/data
+	exwiw_initdb "$dir" "$port" 127.0.0.1 "${CITUS_SHARED_BUFFERS:-256MB}" || return 1
 	cat >>"$data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$sock'
-port = $port
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-shared_buffers = ${CITUS_SHARED_BUFFERS:-256MB}
-max_wal_size = 4GB
-logging_collector = off
 jit = off
 max_prepared_transactions = 200
 CONF
