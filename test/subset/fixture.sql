@@ -102,13 +102,5 @@ INSERT INTO transactions (order_id, amount, card_last4) VALUES
 INSERT INTO order_tags VALUES (1, 'gift'), (4, 'rush');
 INSERT INTO announcements (body) VALUES ('Welcome'), ('Maintenance on Sunday');
 
--- The catalog config without the default masks of safe mode, for tests
--- that compare exported rows with the source rows.
-CREATE OR REPLACE FUNCTION public.exwiw_test_unmasked(cfg jsonb) RETURNS jsonb
-LANGUAGE sql AS $$
-	SELECT jsonb_build_object('tables', jsonb_agg(
-		t || jsonb_build_object('columns', (SELECT jsonb_agg(c - 'replace_with' - 'needs_mask_decision' ORDER BY k)
-											FROM jsonb_array_elements(t -> 'columns') WITH ORDINALITY AS y(c, k)))
-		ORDER BY n))
-	FROM jsonb_array_elements(cfg -> 'tables') WITH ORDINALITY AS x(t, n)
-$$;
+-- exwiw_test_unmasked(cfg): the catalog config without safe mode's masks
+\ir unmasked.sql
