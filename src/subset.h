@@ -121,6 +121,8 @@ typedef struct SubsetTable
 	char	   *filter;			/* SQL predicate, or NULL */
 	int			chunk;			/* rows per INSERT statement */
 	bool		ignore;
+	bool		export_all;		/* "export": "all": may go out in full */
+	bool		needs_scope_decision;	/* safe mode: undecided */
 	int			ncols;
 	SubsetColumn *cols;			/* the exported columns, config order */
 	bool		any_mask;
@@ -144,6 +146,8 @@ typedef struct SubsetConfig
 	SubsetTable *tables;
 	int			nedges;
 	SubsetEdge *edges;
+	bool		allow_undecided;	/* the export goes on with undecided
+									 * tables and columns */
 } SubsetConfig;
 
 /* A row set, computed once into a tuplestore (see subset_run.c). */
@@ -199,6 +203,8 @@ typedef struct SubsetPlan
 	int		   *order;			/* table indexes in processing order */
 	int			norder;
 	char	   *ids_query;		/* target ids that match no row, or NULL */
+	List	   *undecided;		/* names of tables that would go out in
+								 * full, or that safe mode left undecided */
 } SubsetPlan;
 
 /* Where an error happened, for the error context. */
@@ -226,12 +232,26 @@ typedef struct SubsetCatalogFk
 	int			n;
 	char	  **fk;
 	char	  **ref;
+	const char *inferred;		/* not declared: why it is inferred, or NULL */
+	char	   *type_col;		/* inferred polymorphic arm: type column */
+	char	   *type_value;		/* ... and the value naming the parent */
 } SubsetCatalogFk;
+
+/* One table of a generated config. */
+typedef struct SubsetCatTable
+{
+	Oid			relid;
+	char	   *name;
+} SubsetCatTable;
 
 extern Oid	subset_root_relid(Oid relid);
 extern List *subset_catalog_fks(void);
 extern Oid	subset_current_schema(void);
 extern Jsonb *subset_catalog_config(Oid nspid);
+
+/* subset_infer.c */
+extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
+extern bool subset_looks_like_key(const char *col);
 
 /* subset_sensitive.c */
 extern bool subset_column_looks_sensitive(const char *table, const char *column,
@@ -263,6 +283,7 @@ extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
+extern void subset_plan_check_decided(SubsetPlan *plan);
 
 /* subset_run.c */
 typedef struct SubsetRun SubsetRun;

@@ -197,6 +197,7 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 	else
 		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(argoff + 2));
 	subset_config_check_masks(cfg);
+	cfg->allow_undecided = allow_undecided;
 	if (!allow_undecided)
 		subset_config_check_decided(cfg);
 	plan = subset_plan_build(fn, cfg,
@@ -206,6 +207,8 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 							 EXWIW_HAS_ARG(fcinfo, ids_by_space_arg) &&
 							 !PG_ARGISNULL(ids_by_space_arg) ?
 							 PG_GETARG_JSONB_P(ids_by_space_arg) : NULL);
+	if (!allow_undecided)
+		subset_plan_check_decided(plan);
 	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
 	if (EXWIW_HAS_ARG(fcinfo, argoff + 5) && !PG_ARGISNULL(argoff + 5))
 		subset_plan_keep_files(plan, PG_GETARG_ARRAYTYPE_P(argoff + 5));

@@ -318,14 +318,17 @@ plan_files(Planner *pl)
 					break;
 				}
 			case SEED_UNRELATED:
-				appendStringInfoString(&rule, "unrelated to the target: every row");
+				appendStringInfoString(&rule, "UNDECIDED: unrelated to the target, every row");
+				break;
+			case SEED_DECIDED:
+				appendStringInfoString(&rule, "every row: decided by config (export: all)");
 				break;
 			case SEED_EXEMPT:
 				appendStringInfoString(&rule, t->rails_managed ?
 									   "managed by Rails: every row" : "scope_exempt: every row");
 				break;
 			case SEED_FALLBACK:
-				appendStringInfoString(&rule, "no rule ties it to the target: every row");
+				appendStringInfoString(&rule, "UNDECIDED: no rule ties it to the target, every row");
 				break;
 			case SEED_NONE:
 				appendStringInfoString(&rule, pl->may[ti] ?
@@ -336,7 +339,8 @@ plan_files(Planner *pl)
 		if (t->filter && pl->seed[ti])
 			appendStringInfoString(&rule, ", narrowed by its filter");
 		if (pl->xset[ti] >= 0 && pl->seed[ti] &&
-			!((pl->kind[ti] == SEED_FALLBACK || pl->kind[ti] == SEED_EXEMPT) &&
+			!((pl->kind[ti] == SEED_FALLBACK || pl->kind[ti] == SEED_EXEMPT ||
+			   pl->kind[ti] == SEED_DECIDED) &&
 			  t->filter == NULL))
 			appendStringInfoString(&rule, ", plus rows that exported rows reference");
 		if (pl->selfref[ti] && pl->may[ti])
@@ -598,6 +602,82 @@ subset_plan_keep_files(SubsetPlan *plan, ArrayType *files)
 }
 
 /*
+ * table_has_decision
+ *		Has the config decided how table ti's rows are chosen: a belongs_to,
+ *		a scope_column, a reverse_scope, scope_exempt or "export": "all"?
+ */
+static bool
+table_has_decision(SubsetConfig *cfg, int ti)
+{
+	SubsetTable *t = &cfg->tables[ti];
+	int			i;
+
+	if (t->export_all || t->scope_col.n > 0 || t->has_reverse ||
+		t->scope_exempt || t->rails_managed)
+		return true;
+	for (i = 0; i < cfg->nedges; i++)
+		if (cfg->edges[i].child == ti && !SubsetEdgeIsSelf(&cfg->edges[i]))
+			return true;
+	return false;
+}
+
+/*
+ * collect_undecided
+ *		The tables of the plan that would go out in full although nobody
+ *		decided it (unrelated to the target, or tied by no rule), and those
+ *		that safe mode marked "needs_scope_decision" and that still have no
+ *		decision, in processing order.
+ */
+static void
+collect_undecided(Planner *pl)
+{
+	SubsetPlan *plan = pl->plan;
+	int			o;
+
+	for (o = 0; o < plan->norder; o++)
+	{
+		int			ti = plan->order[o];
+		SubsetTable *t = &pl->cfg->tables[ti];
+
+		if (t->ignore)
+			continue;
+		if (pl->kind[ti] == SEED_UNRELATED || pl->kind[ti] == SEED_FALLBACK ||
+			(t->needs_scope_decision && !table_has_decision(pl->cfg, ti) &&
+			 ti != plan->target))
+			plan->undecided = lappend(plan->undecided, t->name);
+	}
+}
+
+/*
+ * subset_plan_check_decided
+ *		Safe mode for tables: error out, naming them all, when the plan
+ *		would export a table in full that nobody decided to, or a table
+ *		still needs a scope decision.
+ */
+void
+subset_plan_check_decided(SubsetPlan *plan)
+{
+	StringInfoData list;
+	ListCell   *lc;
+	int			n = list_length(plan->undecided);
+
+	if (n == 0)
+		return;
+	initStringInfo(&list);
+	foreach(lc, plan->undecided)
+		appendStringInfo(&list, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 (char *) lfirst(lc));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg_plural("%d table of the config needs a scope decision",
+						   "%d tables of the config need a scope decision",
+						   n, n),
+			 errdetail("Undecided: %s. No rule ties their rows to the target, so they would be exported in full.",
+					   list.data),
+			 errhint("For each, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true; allow_undecided => true exports them in full.")));
+}
+
+/*
  * subset_plan_name_files
  *		Name every file: insert-NNN-<table>.<ext>, NNN three digits or as
  *		many as the largest number needs, so that the names sort in load
@@ -745,6 +825,7 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 		pl.pos[plan->order[i]] = i;
 
 	planner_seeds(&pl, ids, ids_by_space);
+	collect_undecided(&pl);
 	planner_closure_prepare(&pl);
 	for (i = 0; i < plan->norder; i++)
 		if (!cfg->tables[plan->order[i]].ignore)

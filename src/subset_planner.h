@@ -32,6 +32,7 @@ typedef enum SeedKind
 	SEED_CASCADE,				/* the one constrained parent's rows */
 	SEED_UNRELATED,				/* not connected to the target: all rows */
 	SEED_EXEMPT,				/* scope_exempt or Rails-managed: all rows */
+	SEED_DECIDED,				/* "export": "all" and nothing ties it */
 	SEED_FALLBACK				/* no rule applies: all rows (WARNING) */
 } SeedKind;
 
@@ -82,6 +83,7 @@ typedef struct Planner
 	int		   *x_state;		/* exwiw_x: the same */
 	char	  **xcond;			/* condition of the rows closure adds */
 	List	  **xdeps;			/* sets it reads */
+	List	   *cycle_arms;		/* edges left out of seeds: cycles */
 } Planner;
 
 /* subset_plan.c */
@@ -102,6 +104,7 @@ extern void planner_append_key_match(StringInfo buf, const char *alias,
 extern void planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space);
 extern void planner_build_seed(Planner *pl, int t);
 extern char *planner_ids_query(Planner *pl);
+extern bool planner_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
 extern bool planner_index_leads(SubsetTable *t, const SubsetCols *cols,
 								AttrNumber extra_att);
 
