@@ -61,6 +61,8 @@ typedef struct SubsetColumn
 	char	   *fake_type;		/* replace_with_fake_data: type, or NULL */
 	char	   *fake_locale;	/* ... its locale, or NULL */
 	char	   *fake_seed;		/* ... the column whose value seeds it */
+	char	   *override_sql;	/* the planner's expression instead (a
+								 * cycle's column written NULL), or NULL */
 } SubsetColumn;
 
 /* A piece of a replace_with template: literal text, or {column}. */
@@ -95,6 +97,7 @@ typedef struct SubsetEdge
 	SubsetCols	type_col;		/* polymorphic: the child's type column */
 	char	   *type_value;		/* ... and the value naming this parent */
 	bool		broken;			/* dropped to break a cycle */
+	bool		deferred;		/* cuts a cycle: written NULL, set later */
 } SubsetEdge;
 
 #define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
@@ -148,6 +151,8 @@ typedef struct SubsetConfig
 	SubsetEdge *edges;
 	bool		allow_undecided;	/* the export goes on with undecided
 									 * tables and columns */
+	bool		keep_cycle_values;	/* no file order to keep (JSON Lines):
+									 * a cycle's columns are written as is */
 } SubsetConfig;
 
 /* A row set, computed once into a tuplestore (see subset_run.c). */
@@ -189,6 +194,9 @@ typedef struct SubsetFile
 	bool		has_rows;		/* false: known to have no rows */
 	int			filter_set;		/* set whose rows the filter would drop, or -1 */
 	char	   *filter_query;	/* counts them, or NULL */
+	/* a cycle's fix-up: the columns written NULL, set once all is loaded */
+	bool		fixup;
+	char	   *conflict;		/* "ON CONFLICT (key) DO UPDATE SET ..." */
 } SubsetFile;
 
 /* A plan: sets in the order they are computed, files in load order. */
@@ -256,6 +264,8 @@ extern bool subset_looks_like_key(const char *col);
 /* subset_sensitive.c */
 extern bool subset_column_looks_sensitive(const char *table, const char *column,
 										  Oid typid);
+
+extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
 
 /* subset_order.c */
 extern int *subset_processing_order(SubsetConfig *cfg, int *n);

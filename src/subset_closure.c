@@ -80,6 +80,14 @@ planner_closure_prepare(Planner *pl)
 
 		if (!planner_edge_live(pl, e))
 			continue;
+		if (e->deferred)
+		{
+			/* the fix-up file reads the child's rows and the parent's keys */
+			planner_cols_union(&pl->fcols[e->child], &e->fk);
+			planner_cols_union(&pl->fcols[e->parent], &e->ref);
+			pl->need_f[e->child] = pl->need_f[e->parent] = true;
+			continue;
+		}
 		planner_cols_union(&pl->fcols[e->child], &e->fk);
 		if (SubsetEdgeIsPolymorphic(e))
 			planner_cols_union(&pl->fcols[e->child], &e->type_col);
@@ -166,7 +174,7 @@ build_x(Planner *pl, int ti)
 		ClosureGroup *g = NULL;
 
 		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
-			!pl->may[e->child])
+			e->deferred || !pl->may[e->child])
 			continue;
 
 		/*

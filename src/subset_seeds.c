@@ -492,7 +492,7 @@ compute_may(Planner *pl)
 			SubsetEdge *e = &cfg->edges[i];
 
 			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) && e->parent == ti &&
-				pl->may[e->child])
+				!e->deferred && pl->may[e->child])
 				pl->may[ti] = true;
 		}
 	}
@@ -1238,12 +1238,12 @@ check_batch(Planner *pl, int ti)
 }
 
 /*
- * planner_edge_not_null
+ * subset_edge_not_null
  *		Are all foreign key columns of edge e NOT NULL in the child?  Then
  *		every row of the child references a parent row through e.
  */
 bool
-planner_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
+subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
 {
 	SubsetTable *t = &cfg->tables[e->child];
 	int			k;
@@ -1335,7 +1335,7 @@ add_other_arms(Planner *pl)
 			SubsetEdge *e = &cfg->edges[cand[i]];
 
 			CHECK_FOR_INTERRUPTS();
-			if (planner_edge_not_null(cfg, e) != (pass == 0))
+			if (subset_edge_not_null(cfg, e) != (pass == 0))
 				continue;
 			memset(seen, 0, sizeof(bool) * pl->nt);
 			if (seed_reaches(pl, e->parent, e->child, seen))
