@@ -272,7 +272,8 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
  *		skips foreign-key checks, as pg_dump's --disable-triggers does);
  *		otherwise, when the table has enabled user triggers, it disables
  *		those by name where the role owns the table, and remembers them in
- *		the setting exwiw.triggers, and warns naming them where it does not.
+ *		the setting exwiw_load.triggers (not exwiw.: the extension, where it is
+ *		loaded, reserves that prefix), and warns naming them where it does not.
  *		The epilogue's block enables again exactly the triggers it disabled.
  *		Foreign-key triggers are internal: they stay, so a load by a
  *		non-superuser checks every constraint.  Everything is qualified: the
@@ -321,7 +322,7 @@ subset_trigger_blocks(const char *table_name, char **prologue, char **epilogue)
 					 "    FOREACH t IN ARRAY names LOOP\n"
 					 "      EXECUTE pg_catalog.format('ALTER TABLE %%s DISABLE TRIGGER %%I', rel, t);\n"
 					 "    END LOOP;\n"
-					 "    PERFORM pg_catalog.set_config('exwiw.triggers', CAST(names AS pg_catalog.text), false);\n"
+					 "    PERFORM pg_catalog.set_config('exwiw_load.triggers', CAST(names AS pg_catalog.text), false);\n"
 					 "  ELSE\n"
 					 "    RAISE WARNING 'exwiw: the triggers of table %% fire during the load: %%', rel, names\n"
 					 "      USING HINT = 'Load as the owner of the table, or as a role that may set session_replication_role.';\n"
@@ -335,11 +336,11 @@ subset_trigger_blocks(const char *table_name, char **prologue, char **epilogue)
 					 "DO %s DECLARE\n"
 					 "  t pg_catalog.text;\n"
 					 "BEGIN\n"
-					 "  IF pg_catalog.current_setting('exwiw.triggers', true) OPERATOR(pg_catalog.<>) '' THEN\n"
-					 "    FOREACH t IN ARRAY CAST(pg_catalog.current_setting('exwiw.triggers') AS pg_catalog.text[]) LOOP\n"
+					 "  IF pg_catalog.current_setting('exwiw_load.triggers', true) OPERATOR(pg_catalog.<>) '' THEN\n"
+					 "    FOREACH t IN ARRAY CAST(pg_catalog.current_setting('exwiw_load.triggers') AS pg_catalog.text[]) LOOP\n"
 					 "      EXECUTE pg_catalog.format('ALTER TABLE %%s ENABLE TRIGGER %%I', CAST(%s AS pg_catalog.regclass), t);\n"
 					 "    END LOOP;\n"
-					 "    PERFORM pg_catalog.set_config('exwiw.triggers', '', false);\n"
+					 "    PERFORM pg_catalog.set_config('exwiw_load.triggers', '', false);\n"
 					 "  END IF;\n"
 					 "END %s;",
 					 tag.data, lit.data, tag.data);
