@@ -243,17 +243,23 @@ planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att
 
 	foreach(lc, indexes)
 	{
-		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
-		int			nkey = IndexRelationGetNumberOfKeyAttributes(ir);
+		/* pg_index's row: no relcache entry built for the index */
+		HeapTuple	it = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index ind;
+		int			nkey;
 		int			i,
 					j;
 		int			covered = 0;
 		Bitmapset  *seen = NULL;
 
+		if (!HeapTupleIsValid(it))
+			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
+		ind = (Form_pg_index) GETSTRUCT(it);
+		nkey = ind->indnkeyatts;
 		/* the leading columns are cols (and extra_att) until all are seen */
 		for (i = 0; i < nkey && covered < cols->n; i++)
 		{
-			AttrNumber	a = ir->rd_index->indkey.values[i];
+			AttrNumber	a = ind->indkey.values[i];
 			bool		in = false;
 
 			for (j = 0; j < cols->n; j++)
@@ -270,10 +276,9 @@ planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att
 				break;
 		}
 		bms_free(seen);
-		if (covered == cols->n &&
-			heap_attisnull(ir->rd_indextuple, Anum_pg_index_indpred, NULL))
+		if (covered == cols->n && heap_attisnull(it, Anum_pg_index_indpred, NULL))
 			found = true;
-		index_close(ir, AccessShareLock);
+		ReleaseSysCache(it);
 		if (found)
 			break;
 	}
