@@ -616,6 +616,22 @@ remove_previous(const char *name, const struct stat *st)
 }
 
 /*
+ * replaced_exit
+ *		The temporary name no longer holds our directory: say so and exit
+ *		(the exit handler removes our files through the descriptor, and
+ *		leaves what is at the name now alone).
+ */
+static void
+replaced_exit(void)
+{
+	pg_log_error("the temporary directory \"%s\" was moved or replaced while the export ran", temp_dir);
+	pg_log_error_detail("Someone else can write the directory of \"%s\"; the export's files are removed, and nothing else is touched.",
+						target_abs);
+	pg_log_error_hint("Choose an --output-dir whose parent only you can write.");
+	exit(1);
+}
+
+/*
  * outdir_commit
  *		Put the temporary directory in the target's place, if its name
  *		still holds the directory we created.
@@ -627,13 +643,7 @@ outdir_commit(const char *target)
 	struct stat st;
 
 	if (!same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
-	{
-		pg_log_error("the temporary directory \"%s\" was moved or replaced while the export ran", temp_dir);
-		pg_log_error_detail("Someone else can write the directory of \"%s\"; the export's files are removed, and nothing else is touched.",
-							target_abs);
-		pg_log_error_hint("Choose an --output-dir whose parent only you can write.");
-		exit(1);
-	}
+		replaced_exit();
 
 	if (replace_approved && fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		S_ISDIR(st.st_mode))
@@ -650,7 +660,14 @@ outdir_commit(const char *target)
 			return;
 		}
 		if (errno != EINVAL && errno != ENOSYS)
+		{
+			int			save = errno;
+
+			if (!same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
+				replaced_exit();
+			errno = save;
 			pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, target_abs);
+		}
 		else
 		{
 			/* no exchange here: move the old one aside first */
@@ -675,6 +692,11 @@ outdir_commit(const char *target)
 	}
 	if (renameat(parent_fd, temp_name, parent_fd, base) != 0)
 	{
+		int			save = errno;
+
+		if (!same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
+			replaced_exit();
+		errno = save;
 		if (errno == EEXIST || errno == ENOTEMPTY)
 		{
 			pg_log_error("output directory \"%s\" was created by someone else while the export ran", target);

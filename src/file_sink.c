@@ -964,6 +964,26 @@ remove_previous_export(int dirfd, const char *name, const char *shown)
 }
 
 /*
+ * replaced_error
+ *		Error out: the temporary name no longer holds what we created.  Our
+ *		files are then removed through the descriptors (cleanup_output),
+ *		and what is at the temporary name now is left alone.
+ */
+static void
+replaced_error(ExwiwOutput *out)
+{
+	out->replaced = true;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 out->is_dir ?
+			 errmsg("temporary directory \"%s\" was moved or replaced while the export ran", out->tmp) :
+			 errmsg("temporary file \"%s\" was moved or replaced while the export ran", out->tmp),
+			 errdetail("Someone else can write directory \"%s\". The export is abandoned, its own files are removed, and nothing else is touched.",
+					   out->parent),
+			 errhint("Write exports into a directory that only the database server's OS user can write.")));
+}
+
+/*
  * exchange_dir
  *		Put the temporary directory in place of the non-empty directory at
  *		the final name.  Atomic with renameat2's RENAME_EXCHANGE (the old
@@ -981,9 +1001,16 @@ exchange_dir(ExwiwOutput *out)
 				  RENAME_EXCHANGE) == 0)
 		return out->tmp_base;
 	if (errno != EINVAL && errno != ENOSYS)
+	{
+		int			save = errno;
+
+		if (!same_entry(out->parent_fd, out->tmp_base, out->tmp_dev, out->tmp_ino))
+			replaced_error(out);
+		errno = save;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not replace directory \"%s\": %m", out->path)));
+	}
 #endif
 	if (renameat(out->parent_fd, out->base, out->parent_fd, old) != 0)
 		ereport(ERROR,
@@ -1025,17 +1052,7 @@ exwiw_output_commit(ExwiwOutput *out)
 				 errmsg("could not fsync directory \"%s\": %m", out->tmp)));
 
 	if (!same_entry(out->parent_fd, out->tmp_base, out->tmp_dev, out->tmp_ino))
-	{
-		out->replaced = true;
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 out->is_dir ?
-				 errmsg("temporary directory \"%s\" was moved or replaced while the export ran", out->tmp) :
-				 errmsg("temporary file \"%s\" was moved or replaced while the export ran", out->tmp),
-				 errdetail("Someone else can write directory \"%s\". The export is abandoned, its own files are removed, and nothing else is touched.",
-						   out->parent),
-				 errhint("Write exports into a directory that only the database server's OS user can write.")));
-	}
+		replaced_error(out);
 
 	if (out->is_dir && out->replace_dir)
 		previous = exchange_dir(out);
@@ -1047,6 +1064,11 @@ exwiw_output_commit(ExwiwOutput *out)
 			rc = rename_noreplace(out->parent_fd, out->tmp_base, out->base, out->tmp);
 		if (rc != 0)
 		{
+			int			save = errno;
+
+			if (!same_entry(out->parent_fd, out->tmp_base, out->tmp_dev, out->tmp_ino))
+				replaced_error(out);
+			errno = save;
 			if (errno == EEXIST || errno == ENOTEMPTY)
 				ereport(ERROR,
 						(errcode(ERRCODE_DUPLICATE_FILE),
