@@ -271,7 +271,7 @@ if grep -q 'WARNING:  55000: the previous export, now at ".*", holds files that 
 else
 	not_ok "s8: $(cat "$work/out"); s8: $(ls -A "$shared/s8" | tr '\n' ' '); previous: $prev"
 fi
-rm -rf "${shared:?}/$prev"
+[ -z "$prev" ] || rm -rf "${shared:?}/$prev"
 
 # s9: the previous export swapped for a link just before the exchange
 make_victim "$victim" "$suser"
