@@ -280,6 +280,8 @@ extern void outdir_check_target(const char *target, bool force, bool quiet,
 								const char *keep);
 extern char *outdir_create_temp(const char *target);
 extern int	outdir_temp_fd(void);
+extern int	outdir_create_file(const char *name, mode_t mode);
+extern void outdir_remove_file(const char *name);
 extern void outdir_fsync_files(void);
 extern void outdir_commit(const char *target);
 extern void outdir_abandon(void);

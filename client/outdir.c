@@ -63,6 +63,8 @@ static int	parent_fd = -1;		/* the target's parent directory */
 static char *parent_path = NULL;	/* its path, for messages */
 static CreatedDir *created_dirs = NULL; /* parents we created, top first */
 static int	ncreated = 0;
+static CreatedDir *created_files = NULL;	/* files made in temp_fd */
+static int	nfiles = 0;
 static char *target_abs = NULL; /* the target, absolute, symlink resolved */
 static bool replace_approved = false;	/* a non-empty target may go */
 static bool committed = false;
@@ -540,13 +542,64 @@ outdir_create_temp(const char *target)
 /*
  * outdir_temp_fd
  *		The descriptor of the temporary directory: files of the export are
- *		created relative to it (openat, O_EXCL | O_NOFOLLOW).
+ *		created with outdir_create_file and read relative to it.
  */
 int
 outdir_temp_fd(void)
 {
 	Assert(temp_fd >= 0);
 	return temp_fd;
+}
+
+/*
+ * outdir_create_file
+ *		Create file name, new (O_EXCL, O_NOFOLLOW), in the temporary
+ *		directory through its descriptor, with mode; remember its device
+ *		and inode for outdir_abandon.  Its descriptor, or -1 with errno set.
+ */
+int
+outdir_create_file(const char *name, mode_t mode)
+{
+	int			fd = openat(temp_fd, name,
+							O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | PG_BINARY,
+							mode);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		pg_fatal("could not stat \"%s/%s\": %m", temp_dir, name);
+	created_files = pg_realloc(created_files, sizeof(CreatedDir) * (nfiles + 1));
+	created_files[nfiles].parent_fd = temp_fd;
+	created_files[nfiles].name = pg_strdup(name);
+	created_files[nfiles].dev = st.st_dev;
+	created_files[nfiles].ino = st.st_ino;
+	nfiles++;
+	return fd;
+}
+
+/*
+ * outdir_remove_file
+ *		Remove file name of the temporary directory, made by
+ *		outdir_create_file, if it is still the file made.
+ */
+void
+outdir_remove_file(const char *name)
+{
+	int			i;
+
+	for (i = 0; i < nfiles; i++)
+	{
+		CreatedDir *f = &created_files[i];
+
+		if (f->name != NULL && strcmp(f->name, name) == 0)
+		{
+			if (same_entry(temp_fd, name, f->dev, f->ino))
+				(void) unlinkat(temp_fd, name, 0);
+			pg_free(f->name);
+			f->name = NULL;
+		}
+	}
 }
 
 /*
@@ -713,10 +766,11 @@ outdir_commit(const char *target)
 /*
  * outdir_abandon
  *		Remove the temporary directory and the parents we created: the
- *		files through the temporary directory's descriptor (our directory,
- *		wherever it is now), then each directory only if its name still
- *		holds the one we created.  What someone else put in their place is
- *		left alone.
+ *		files we made, through the temporary directory's descriptor (our
+ *		directory, wherever it is now) and each only if its name still
+ *		holds the file made; then each directory, only if it is empty and
+ *		its name still holds the one we created.  What someone else put in
+ *		their place is left alone.
  */
 void
 outdir_abandon(void)
@@ -725,7 +779,15 @@ outdir_abandon(void)
 
 	if (temp_fd >= 0)
 	{
-		(void) empty_dir(temp_fd);
+		/* our directory, wherever it is now: the files we made in it */
+		for (i = 0; i < nfiles; i++)
+		{
+			CreatedDir *f = &created_files[i];
+
+			if (f->name != NULL && same_entry(temp_fd, f->name, f->dev, f->ino))
+				(void) unlinkat(temp_fd, f->name, 0);
+		}
+		nfiles = 0;
 		close(temp_fd);
 		temp_fd = -1;
 	}

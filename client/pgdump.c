@@ -77,9 +77,7 @@ pgdump_path(void)
 static int
 create_hidden(const char *dir, const char *name)
 {
-	int			fd = openat(outdir_temp_fd(), name,
-							O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | PG_BINARY,
-							0600);
+	int			fd = outdir_create_file(name, 0600);
 
 	if (fd < 0)
 		pg_fatal("could not create file \"%s/%s\": %m", dir, name);
@@ -194,9 +192,7 @@ pgdump_finish(pid_t pid, const char *dir, const char *out_name)
 	if (stripped)
 		pg_log_debug("Excluded platform-managed extension(s) from the schema dump: %s.", stripped);
 
-	fd = openat(outdir_temp_fd(), out_name,
-				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | PG_BINARY,
-				OUTPUT_FILE_MODE);
+	fd = outdir_create_file(out_name, OUTPUT_FILE_MODE);
 	if (fd < 0)
 		pg_fatal("could not create file \"%s/%s\": %m", dir, out_name);
 	len = strlen(ddl);
@@ -210,8 +206,8 @@ pgdump_finish(pid_t pid, const char *dir, const char *out_name)
 	}
 	if (close(fd) != 0)
 		pg_fatal("could not close file \"%s/%s\": %m", dir, out_name);
-	(void) unlinkat(outdir_temp_fd(), RAW_NAME, 0);
-	(void) unlinkat(outdir_temp_fd(), ERR_NAME, 0);
+	outdir_remove_file(RAW_NAME);
+	outdir_remove_file(ERR_NAME);
 	pg_free(raw);
 	pg_free(ddl);
 }

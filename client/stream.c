@@ -202,9 +202,7 @@ open_file(OutFile *f, const char *dir, const char *name)
 		exit(1);
 	}
 	path = psprintf("%s/%s", dir, name);
-	f->fd = openat(outdir_temp_fd(), name,
-				   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | PG_BINARY,
-				   OUTPUT_FILE_MODE);
+	f->fd = outdir_create_file(name, OUTPUT_FILE_MODE);
 	if (f->fd < 0)
 		pg_fatal("could not create file \"%s\": %m", path);
 	pg_free(path);
