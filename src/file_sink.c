@@ -466,6 +466,85 @@ unlink_export_file(int dirfd, const char *name, dev_t dev, ino_t ino)
 }
 
 /*
+ * refuse_server_fd
+ *		Error out when the directory open at fd is the data directory or a
+ *		tablespace's location, or is inside one.  Its ancestors are walked
+ *		up through ".." by device and inode, so that a directory on the
+ *		path swapped for a link after exwiw_sink_check_path looked at it
+ *		cannot lead there.  path names the output, for the message.
+ */
+static void
+refuse_server_fd(int fd, const char *path)
+{
+#ifdef O_PATH
+	const int	walk_flags = O_PATH | O_DIRECTORY;
+#else
+	const int	walk_flags = O_RDONLY | O_DIRECTORY;
+#endif
+	struct stat *server;
+	int			nserver = 0;
+	char		tsdir[MAXPGPATH];
+	DIR		   *dir;
+	struct dirent *de;
+	int			cur;
+	int			depth;
+
+	/* the data directory and every tablespace location, by device and inode */
+	snprintf(tsdir, sizeof(tsdir), "%s/pg_tblspc", DataDir);
+	server = palloc(sizeof(struct stat));
+	if (stat(DataDir, &server[0]) == 0)
+		nserver++;
+	dir = AllocateDir(tsdir);
+	while ((de = ReadDir(dir, tsdir)) != NULL)
+	{
+		char		link[MAXPGPATH];
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", tsdir, de->d_name);
+		server = repalloc(server, sizeof(struct stat) * (nserver + 1));
+		if (stat(link, &server[nserver]) == 0)
+			nserver++;
+	}
+	FreeDir(dir);
+
+	cur = open_at(fd, ".", walk_flags, 0);
+	for (depth = 0; cur >= 0 && depth < MAXPGPATH; depth++)
+	{
+		struct stat st;
+		struct stat up_st;
+		int			up;
+		int			i;
+
+		if (fstat(cur, &st) != 0)
+			break;
+		for (i = 0; i < nserver; i++)
+		{
+			if (st.st_dev == server[i].st_dev && st.st_ino == server[i].st_ino)
+			{
+				close_fd(cur);
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("cannot write \"%s\": its directory is in the server's data directory or a tablespace", path),
+						 errdetail("A directory on the path was replaced by a link after the path was checked.")));
+			}
+		}
+		up = open_at(cur, "..", walk_flags, 0);
+		if (up < 0 || fstat(up, &up_st) != 0 ||
+			(up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino))
+		{
+			/* the root, or as far as we may look */
+			close_fd(up);
+			break;
+		}
+		close_fd(cur);
+		cur = up;
+	}
+	close_fd(cur);
+	pfree(server);
+}
+
+/*
  * cleanup_output
  *		Close the output's descriptors and remove what it created: its
  *		files, each only if its name still holds the file created, then the
@@ -710,6 +789,7 @@ exwiw_output_begin(const char *path, bool is_dir, bool overwrite)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open directory \"%s\": %m", out->parent)));
+	refuse_server_fd(out->parent_fd, out->path);
 	check_existing(out);
 
 	if (!is_dir)
@@ -1151,6 +1231,7 @@ exwiw_remove_export_dir(const char *path)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not open directory \"%s\": %m", parent)));
+		refuse_server_fd(pfd, path);
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			ereport(ERROR,
 					(errcode_for_file_access(),

@@ -6,8 +6,8 @@
 # The other user is played without any timing: by a mask that runs a shell
 # command in the middle of the export (COPY ... TO PROGRAM), or by the
 # LD_PRELOAD shim test/fixtures/fs_race.c, which runs a command just before
-# the server or the client makes a given call (rename, unlink, create) on a
-# given name.  The server is a cluster of its own (the main test port + 3,
+# the server or the client makes a given call (rename, unlink, open, create)
+# on a given name.  The server is a cluster of its own (the main test port + 3,
 # a Unix socket only) started with the shim.  Each victim is a directory of
 # two files (precious.txt, insert-001-t.sql), the server's inside its data
 # directory; after every case it must be exactly as it was.
@@ -34,7 +34,9 @@
 #      overwrite => true replaces it: the export succeeds, the previous
 #      export is removed but for them (a WARNING), the victim is left;
 #  s9  the previous export swapped for a link to the victim just before the
-#      exchange: the export succeeds, the link is not followed (a WARNING).
+#      exchange: the export succeeds, the link is not followed (a WARNING);
+#  s10 the parent directory swapped for a link to the data directory after
+#      the path was checked, as it is opened: 42501, nothing written there.
 # The client (exwiw -o shared/NAME):
 #  c1  the temporary directory swapped for a link to the victim just before
 #      the rename, and a non-empty directory created under the final name:
@@ -285,6 +287,22 @@ if fired "$race/server" && grep -Eq "WARNING:  .*could not remove the previous e
 	ok "s9: the previous export swapped for a link before the exchange: the link is not followed, the victim left"
 else
 	not_ok "s9: $(cat "$work/out"); victim: $(ls -A "$victim" | tr '\n' ' ')"
+fi
+disarm "$race/server"
+
+# s10: the parent directory swapped for a link to the data directory after
+# the path was checked, just before it is opened
+mkdir "$shared/s10p"
+chmod 777 "$shared/s10p"
+arm "$race/server" open s10p "cd $shared && mv s10p s10p-moved && ln -s $data s10p"
+sql_race "" <<SQL
+SELECT count(*) FROM exwiw_export_to_dir('$shared/s10p/s10', 't', '{1,2}', '$cfg');
+SQL
+if fired "$race/server" && grep -q 'ERROR:  42501: cannot write ".*/s10p/s10": its directory is in the server.s data directory or a tablespace' "$work/out" &&
+	[ ! -e "$data/s10" ] && [ -z "$(cd "$data" && ls -A | grep -F .s10.exwiw-tmp. || true)" ]; then
+	ok "s10: the parent swapped for a link to the data directory after the check: 42501, nothing written there"
+else
+	not_ok "s10: $(cat "$work/out"); fired: $(fired "$race/server" && echo yes)"
 fi
 disarm "$race/server"
 rm -rf "$victim"
