@@ -46,14 +46,14 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-/* A directory this run created: its name in the directory parent_fd. */
-typedef struct CreatedDir
+/* A directory or file this run created: its name in directory parent_fd. */
+typedef struct CreatedEntry
 {
 	int			parent_fd;
 	char	   *name;
 	dev_t		dev;
 	ino_t		ino;
-} CreatedDir;
+} CreatedEntry;
 
 static char *temp_dir = NULL;	/* the temporary directory, for messages */
 static char *temp_name = NULL;	/* its name in parent_fd, while it is ours */
@@ -61,9 +61,9 @@ static int	temp_fd = -1;		/* it, opened when created */
 static struct stat temp_st;		/* its device and inode */
 static int	parent_fd = -1;		/* the target's parent directory */
 static char *parent_path = NULL;	/* its path, for messages */
-static CreatedDir *created_dirs = NULL; /* parents we created, top first */
+static CreatedEntry *created_dirs = NULL; /* parents we created, top first */
 static int	ncreated = 0;
-static CreatedDir *created_files = NULL;	/* files made in temp_fd */
+static CreatedEntry *created_files = NULL;	/* files made in temp_fd */
 static int	nfiles = 0;
 static char *target_abs = NULL; /* the target, absolute, symlink resolved */
 static bool replace_approved = false;	/* a non-empty target may go */
@@ -226,7 +226,6 @@ outdir_check_target(const char *target, bool force, bool quiet, const char *keep
 		if (strcmp(a, "y") == 0 || strcmp(a, "yes") == 0)
 			return;
 	}
-	replace_approved = false;
 	fprintf(stderr, "Aborted.\n");
 	exit(1);
 }
@@ -421,7 +420,7 @@ open_parents(const char *path)
 				if (next >= 0 && fstat(next, &st) == 0)
 				{
 					created_dirs = pg_realloc(created_dirs,
-											  sizeof(CreatedDir) * (ncreated + 1));
+											  sizeof(CreatedEntry) * (ncreated + 1));
 					created_dirs[ncreated].parent_fd = fd;
 					created_dirs[ncreated].name = pg_strdup(comp);
 					created_dirs[ncreated].dev = st.st_dev;
@@ -569,7 +568,7 @@ outdir_create_file(const char *name, mode_t mode)
 		return -1;
 	if (fstat(fd, &st) != 0)
 		pg_fatal("could not stat \"%s/%s\": %m", temp_dir, name);
-	created_files = pg_realloc(created_files, sizeof(CreatedDir) * (nfiles + 1));
+	created_files = pg_realloc(created_files, sizeof(CreatedEntry) * (nfiles + 1));
 	created_files[nfiles].parent_fd = temp_fd;
 	created_files[nfiles].name = pg_strdup(name);
 	created_files[nfiles].dev = st.st_dev;
@@ -590,7 +589,7 @@ outdir_remove_file(const char *name)
 
 	for (i = 0; i < nfiles; i++)
 	{
-		CreatedDir *f = &created_files[i];
+		CreatedEntry *f = &created_files[i];
 
 		if (f->name != NULL && strcmp(f->name, name) == 0)
 		{
@@ -782,7 +781,7 @@ outdir_abandon(void)
 		/* our directory, wherever it is now: the files we made in it */
 		for (i = 0; i < nfiles; i++)
 		{
-			CreatedDir *f = &created_files[i];
+			CreatedEntry *f = &created_files[i];
 
 			if (f->name != NULL && same_entry(temp_fd, f->name, f->dev, f->ino))
 				(void) unlinkat(temp_fd, f->name, 0);
@@ -803,7 +802,7 @@ outdir_abandon(void)
 	/* bottom up; one that is not empty (not only ours) stays */
 	for (i = ncreated - 1; i >= 0; i--)
 	{
-		CreatedDir *c = &created_dirs[i];
+		CreatedEntry *c = &created_dirs[i];
 
 		if (same_entry(c->parent_fd, c->name, c->dev, c->ino))
 			(void) unlinkat(c->parent_fd, c->name, AT_REMOVEDIR);
