@@ -61,7 +61,7 @@ static int	temp_fd = -1;		/* it, opened when created */
 static struct stat temp_st;		/* its device and inode */
 static int	parent_fd = -1;		/* the target's parent directory */
 static char *parent_path = NULL;	/* its path, for messages */
-static CreatedEntry *created_dirs = NULL; /* parents we created, top first */
+static CreatedEntry *created_dirs = NULL;	/* parents we created, top first */
 static int	ncreated = 0;
 static CreatedEntry *created_files = NULL;	/* files made in temp_fd */
 static int	nfiles = 0;

@@ -47,7 +47,7 @@ char *
 read_whole_file_at(int dirfd, const char *name, size_t *len)
 {
 	int			fd = openat(dirfd, name, O_RDONLY | PG_BINARY |
-						   (dirfd == AT_FDCWD ? 0 : O_NOFOLLOW), 0);
+							(dirfd == AT_FDCWD ? 0 : O_NOFOLLOW), 0);
 	struct stat st;
 	char	   *buf;
 	size_t		cap,
