@@ -100,7 +100,8 @@ case "\${1:-}" in -V | --version) exec "$real_pgdump" "\$@" ;; esac
 tr '\\0' '\\n' </proc/\$\$/cmdline >"$work/pgdump.argv"
 env >"$work/pgdump.env"
 awk '/^SigIgn/ { print \$2 }' /proc/self/status >"$work/pgdump.sigign"
-for a in "\$@"; do case \$a in --file=*) stat -c %a "\$(dirname "\${a#--file=}")" >"$work/pgdump.tmpmode" ;; esac; done
+# its output is its standard output, a hidden file in the temporary directory
+stat -c %a "\$(dirname "\$(readlink /proc/\$\$/fd/1)")" >"$work/pgdump.tmpmode"
 exec "$real_pgdump" "\$@"
 EOF
 chmod 755 "$fake/pg_dump"
