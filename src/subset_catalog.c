@@ -540,13 +540,14 @@ rails_type(Relation rel)
  *		Safe mode for tables: a table that no belongs_to ties to another
  *		(tied false) would go out in full wherever it is not the target or
  *		reached from it.  It gets "needs_scope_decision": true when a column
- *		looks like the key of another table (a primary key "project_id" of a
- *		one-to-one table too), naming it;
+ *		other than those of its own belongs_tos (a self-reference) looks like
+ *		the key of another table (a primary key "project_id" of a one-to-one
+ *		table too), naming it;
  *		else "export": "all", with the reason.  Rails's own tables get the
  *		Ruby client's types.
  */
 static void
-append_scope_decision(StringInfo buf, Relation rel, bool tied)
+append_scope_decision(StringInfo buf, Relation rel, bool tied, List *fkcols)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData cols;
@@ -559,8 +560,12 @@ append_scope_decision(StringInfo buf, Relation rel, bool tied)
 	for (i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		ListCell   *lc;
+		bool		isfk = false;
 
-		if (att->attisdropped || !subset_looks_like_key(NameStr(att->attname)))
+		foreach(lc, fkcols)
+			isfk |= (strcmp(lfirst(lc), NameStr(att->attname)) == 0);
+		if (att->attisdropped || isfk || !subset_looks_like_key(NameStr(att->attname)))
 			continue;
 		appendStringInfo(&cols, "%s%s", n++ ? ", " : "", NameStr(att->attname));
 	}
@@ -589,6 +594,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	int			npk;
 	char	  **pk = primary_key_names(rel, &npk);
 	List	   *keycols = NIL;
+	List	   *fkcols = NIL;	/* columns of its belongs_tos (self too) */
 	StringInfoData notes;
 	ListCell   *lc;
 	bool		first;
@@ -635,7 +641,10 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		first = false;
 		append_belongs_to(buf, fk, all[j].name);
 		for (j = 0; j < fk->n; j++)
+		{
 			keycols = lappend(keycols, fk->fk[j]);
+			fkcols = lappend(fkcols, fk->fk[j]);
+		}
 	}
 	appendStringInfoString(buf, "], \"columns\": [");
 	first = true;
@@ -671,7 +680,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfoChar(buf, ']');
-	append_scope_decision(buf, rel, tied);
+	append_scope_decision(buf, rel, tied, fkcols);
 	if (generated)
 		appendStringInfo(&notes, "%sgenerated columns are left out: the load computes them",
 						 notes.len ? "; " : "");
