@@ -15,6 +15,7 @@
 #include "exwiw.h"
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -257,22 +258,64 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 }
 
 /*
- * The beginning of a whole file: the setting its values rely on (a file
- * loaded where standard_conforming_strings is off would otherwise let a
- * value end its string literal and run the rest as SQL).
+ * A subset export's file adds, after the settings, a block that skips
+ * foreign-key triggers for the load where the role may, and only warns
+ * otherwise.  Its one function call is schema-qualified: the loading
+ * session's search_path may put a schema of anyone's before pg_catalog.
  */
-#define FILE_PROLOGUE "SET standard_conforming_strings = on;\n"
-
-/*
- * A subset export's file adds a block that skips foreign-key triggers for
- * the load where the role may, and only warns otherwise.
- */
-#define SUBSET_PROLOGUE FILE_PROLOGUE \
+#define SUBSET_BLOCK \
 	"DO $exwiw$ BEGIN\n" \
-	"  PERFORM set_config('session_replication_role', 'replica', false);\n" \
+	"  PERFORM pg_catalog.set_config('session_replication_role', 'replica', false);\n" \
 	"EXCEPTION WHEN insufficient_privilege THEN\n" \
 	"  RAISE WARNING 'exwiw: could not disable triggers for the load (%): %', SQLSTATE, SQLERRM;\n" \
 	"END $exwiw$;\n"
+
+/*
+ * exwiw_file_encoding_name
+ *		The encoding of a whole file's bytes where they land.  A file the
+ *		server writes itself (server_file: the sinks) holds the server's
+ *		bytes.  Text sent to the client is converted to its client_encoding,
+ *		except to SQL_ASCII, which takes the server's bytes as they are; from
+ *		a SQL_ASCII database the bytes are only checked to be valid in the
+ *		client_encoding, so they are in it as well.  Call it in the
+ *		statement that writes the file: a later SET client_encoding would
+ *		change the answer.
+ */
+const char *
+exwiw_file_encoding_name(bool server_file)
+{
+	if (server_file || pg_get_client_encoding() == PG_SQL_ASCII)
+		return GetDatabaseEncodingName();
+	return pg_get_client_encoding_name();
+}
+
+/*
+ * exwiw_file_prologue
+ *		The lines a whole file starts with (doc/sql-dump-format.md), in the
+ *		current memory context: first the encoding of its bytes, so that
+ *		psql reads the rest in that encoding (in a client encoding such as
+ *		SJIS, a byte of another encoding before a quote would otherwise be
+ *		read as a lead byte, the quote would not end the literal, and the
+ *		rest of the value would run as SQL or as a psql command); then
+ *		standard_conforming_strings, on which the literals rely (off, a
+ *		backslash of a value would end its literal the same way).  A subset
+ *		export's file adds SUBSET_BLOCK.  Both lines are ASCII, so any
+ *		client encoding reads the first one right.
+ */
+char *
+exwiw_file_prologue(ExwiwSqlFile file, bool server_file)
+{
+	StringInfoData buf;
+
+	Assert(file != EXWIW_SQL_STREAM);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SET client_encoding = '%s';\n",
+					 exwiw_file_encoding_name(server_file));
+	appendStringInfoString(&buf, "SET standard_conforming_strings = on;\n");
+	if (file == EXWIW_SQL_SUBSET)
+		appendStringInfoString(&buf, SUBSET_BLOCK);
+	return buf.data;
+}
 
 /*
  * exwiw_parse_sql_format
@@ -324,8 +367,8 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->no_column_list = opts->no_column_list;
 	sw->frame.insert = opts->format == EXWIW_FORMAT_INSERT;
 	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
-	sw->frame.prologue = opts->file == EXWIW_SQL_SUBSET ? SUBSET_PROLOGUE :
-		opts->file == EXWIW_SQL_FILE ? FILE_PROLOGUE : NULL;
+	sw->frame.prologue = opts->file == EXWIW_SQL_STREAM ? NULL :
+		exwiw_file_prologue(opts->file, opts->server_file);
 	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
 	return &sw->pub;
 }
