@@ -20,6 +20,14 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION exwiw_dump(text, text, integer, text, integer) IS
 'Stream the rows of a read-only query as one INSERT statement (or a COPY block), in text chunks that end between rows';
 
+CREATE FUNCTION exwiw_file_prologue()
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_file_prologue'
+LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION exwiw_file_prologue() IS
+'The lines a whole SQL file starts with, for a file made of this session''s output (psql -XAt -c "SELECT exwiw_file_prologue()" -c "SELECT exwiw_dump(...)"): SET client_encoding to the encoding the output reaches the client in, then SET standard_conforming_strings = on';
+
 ------------------------------------------------------------------------------
 -- Extended JSON: MongoDB Relaxed Extended JSON v2, byte for byte as Ruby's
 -- bson gem writes it (JSON.generate(v.as_extended_json(mode: :relaxed))).

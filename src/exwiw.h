@@ -164,7 +164,7 @@ extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
 											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
 extern const char *exwiw_file_encoding_name(bool server_file);
-extern char *exwiw_file_prologue(ExwiwSqlFile file, bool server_file);
+extern char *exwiw_sql_file_prologue(ExwiwSqlFile file, bool server_file);
 
 /* srf.c: value-per-call plumbing for streaming SRFs */
 struct FuncCallContext;

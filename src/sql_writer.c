@@ -290,7 +290,7 @@ exwiw_file_encoding_name(bool server_file)
 }
 
 /*
- * exwiw_file_prologue
+ * exwiw_sql_file_prologue
  *		The lines a whole file starts with (doc/sql-dump-format.md), in the
  *		current memory context: first the encoding of its bytes, so that
  *		psql reads the rest in that encoding (in a client encoding such as
@@ -303,7 +303,7 @@ exwiw_file_encoding_name(bool server_file)
  *		client encoding reads the first one right.
  */
 char *
-exwiw_file_prologue(ExwiwSqlFile file, bool server_file)
+exwiw_sql_file_prologue(ExwiwSqlFile file, bool server_file)
 {
 	StringInfoData buf;
 
@@ -368,7 +368,7 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->frame.insert = opts->format == EXWIW_FORMAT_INSERT;
 	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
 	sw->frame.prologue = opts->file == EXWIW_SQL_STREAM ? NULL :
-		exwiw_file_prologue(opts->file, opts->server_file);
+		exwiw_sql_file_prologue(opts->file, opts->server_file);
 	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
 	return &sw->pub;
 }
