@@ -205,6 +205,9 @@ struct ExjError;
 typedef struct ExjRowWriter ExjRowWriter;
 
 /* extjson_datum.c */
+extern bool exwiw_extjson_must_check_utf8(void);
+extern void exwiw_extjson_check_utf8(const char *s, int len,
+									 const char *column);
 extern void exwiw_extjson_raise(const char *funcname, struct ExjError *err,
 								const char *column, const char *where);
 extern bool exwiw_extjson_append_jsonb(StringInfo buf, Datum jsonb,
