@@ -258,13 +258,13 @@ set_if_unset(char **field, char *value)
 
 /*
  * check_bounds
- *		Parse the len bytes of text (the file at path) as events only,
+ *		Parse the len bytes of contents (the file at path) as events only,
  *		and exit with an error at the first event that nests deeper than
  *		RUNCONFIG_MAX_DEPTH or the alias past RUNCONFIG_MAX_ALIASES.  A
  *		syntax error is left to the loader, which reports it.
  */
 static void
-check_bounds(const char *text, size_t len, const char *path)
+check_bounds(const char *contents, size_t len, const char *path)
 {
 	yaml_parser_t parser;
 	yaml_event_t event;
@@ -274,7 +274,7 @@ check_bounds(const char *text, size_t len, const char *path)
 
 	if (!yaml_parser_initialize(&parser))
 		pg_fatal("out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *) contents, len);
 	while (!done)
 	{
 		if (!yaml_parser_parse(&parser, &event))
@@ -322,7 +322,7 @@ check_bounds(const char *text, size_t len, const char *path)
 void
 runconfig_apply(const char *path, CliOptions *opts)
 {
-	char	   *text;
+	char	   *contents;
 	size_t		len;
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -330,13 +330,13 @@ runconfig_apply(const char *path, CliOptions *opts)
 	yaml_node_pair_t *pair;
 	char	   *dir;
 
-	text = read_whole_file(path, &len);
-	if (text == NULL)
+	contents = read_whole_file(path, &len);
+	if (contents == NULL)
 		pg_fatal("could not open config file \"%s\": %m", path);
-	check_bounds(text, len, path);
+	check_bounds(contents, len, path);
 	if (!yaml_parser_initialize(&parser))
 		pg_fatal("out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *) contents, len);
 	if (!yaml_parser_load(&parser, &doc))
 	{
 		pg_log_error("config file %s is not valid YAML: %s at line %lu, column %lu",
@@ -463,5 +463,5 @@ runconfig_apply(const char *path, CliOptions *opts)
 done:
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
-	pg_free(text);
+	pg_free(contents);
 }
