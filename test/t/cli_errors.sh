@@ -52,7 +52,12 @@ restore_hba() {
 trap 'restore_hba; rm -rf "$work" "$schema"' EXIT
 { echo "local all cli_pw scram-sha-256"; cat "$schema/hba.orig"; } >"$hba"
 psql -X -q -At -c "SELECT pg_reload_conf()" >/dev/null
-sleep 0.3
+# the reload is asynchronous: wait until cli_pw needs a password (bound:
+# only a hang)
+deadline=$((SECONDS + 300))
+while PGPASSWORD= psql -X -w -q -At -U cli_pw -c "SELECT 1" >/dev/null 2>&1 && [ $SECONDS -lt $deadline ]; do
+	sleep 0.1
+done
 
 s="--schema-dir=$schema/s"
 o="-o $work/out"

@@ -79,14 +79,14 @@ grep -q 'VALUES\\n' "$tmp/copy_pitfall.sql" || fail "expected escaped newlines i
 psql -X -d "$db" -At -c "SELECT exwiw_dump('SELECT g AS id, md5(g::text) AS h FROM generate_series(1, 10000000) g', 't')" \
 	>/dev/null 2>"$tmp/cancel.err" &
 pid=$!
-# wait until the dump is running
-for _ in $(seq 1 100); do
+# wait until the dump is running (the bound only catches a hang)
+deadline=$((SECONDS + 300))
+while :; do
 	n=$(q -At -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT exwiw_dump(%generate_series(1, 10000000)%' AND state = 'active'")
-	[ "$n" = 1 ] && break
+	[ "$n" = 1 ] || [ $SECONDS -ge $deadline ] && break
 	sleep 0.1
 done
 [ "$n" = 1 ] || fail "the dump did not start"
-sleep 1
 start=$(date +%s%N)
 kill -INT "$pid"
 wait "$pid" && fail "psql should fail after cancel"
@@ -94,7 +94,10 @@ end=$(date +%s%N)
 grep -q "canceling statement due to user request" "$tmp/cancel.err" || { cat "$tmp/cancel.err"; fail "no cancel message"; }
 elapsed_ms=$(((end - start) / 1000000))
 echo "cancel took ${elapsed_ms} ms"
-[ "$elapsed_ms" -lt 2000 ] || fail "cancel took ${elapsed_ms} ms"
+# A dump that is not cancelled runs to its end, which the wait above
+# catches; this bound, far above the usual few hundred ms, only catches a
+# cancel that waits for something else.
+[ "$elapsed_ms" -lt 30000 ] || fail "cancel took ${elapsed_ms} ms"
 
 dropdb "$db"
 echo "dump_psql: all checks passed"
