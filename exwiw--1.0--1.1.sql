@@ -107,7 +107,7 @@ AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
-'Write exwiw_dump''s output as a whole SQL file on the server (SET standard_conforming_strings = on; first), atomically; compress => ''gzip'' or ''zstd''';
+'Write exwiw_dump''s output as a whole SQL file on the server (SET client_encoding and SET standard_conforming_strings = on first), atomically; compress => ''gzip'' or ''zstd''';
 
 CREATE FUNCTION exwiw_dump_jsonl_to_file(
 	path text,
