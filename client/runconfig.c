@@ -323,20 +323,21 @@ void
 runconfig_apply(const char *path, CliOptions *opts)
 {
 	char	   *contents;
-	size_t		len;
+	size_t		contents_len;
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *pair;
 	char	   *dir;
 
-	contents = read_whole_file(path, &len);
+	contents = read_whole_file(path, &contents_len);
 	if (contents == NULL)
 		pg_fatal("could not open config file \"%s\": %m", path);
-	check_bounds(contents, len, path);
+	check_bounds(contents, contents_len, path);
 	if (!yaml_parser_initialize(&parser))
 		pg_fatal("out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *) contents, len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *) contents,
+								 contents_len);
 	if (!yaml_parser_load(&parser, &doc))
 	{
 		pg_log_error("config file %s is not valid YAML: %s at line %lu, column %lu",
