@@ -7,7 +7,7 @@
 -- 1.1: the subset engine in C.  The PL/pgSQL planner and its helpers go;
 -- exwiw_plan and exwiw_export take the Ruby client's options and return
 -- more; exwiw_explain, exwiw_fake, the server-side sinks and
--- exwiw_copy_lines are new; exwiw_ext_json takes a record, as the
+-- exwiw_copy_lines and exwiw_file_prologue are new; exwiw_ext_json takes a record, as the
 -- server's row_to_json does.
 ------------------------------------------------------------------------------
 
@@ -108,7 +108,7 @@ AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
-'Write exwiw_dump''s output as a whole SQL file on the server (SET standard_conforming_strings = on; first), atomically; compress => ''gzip'' or ''zstd''';
+'Write exwiw_dump''s output as a whole SQL file on the server (SET client_encoding and SET standard_conforming_strings = on first), atomically; compress => ''gzip'' or ''zstd''';
 
 CREATE FUNCTION exwiw_dump_jsonl_to_file(
 	path text,
@@ -161,3 +161,11 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_copy_lines(text, text) IS
 'A COPY-format dump as one file line per row, for \copy (SELECT exwiw_copy_lines(...)) TO ''file'' WITH (FORMAT csv, DELIMITER E''\x01'', QUOTE E''\x02'', NULL E''\x03'')';
+
+CREATE FUNCTION exwiw_file_prologue()
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_file_prologue'
+LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION exwiw_file_prologue() IS
+'The lines a whole SQL file starts with, for a file made of this session''s output (psql -XAt -c "SELECT exwiw_file_prologue()" -c "SELECT exwiw_dump(...)"): SET client_encoding to the encoding the output reaches the client in, then SET standard_conforming_strings = on';

@@ -20,6 +20,14 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION exwiw_dump(text, text, integer, text, integer) IS
 'Stream the rows of a read-only query as one INSERT statement (or a COPY block), in text chunks that end between rows';
 
+CREATE FUNCTION exwiw_file_prologue()
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_file_prologue'
+LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION exwiw_file_prologue() IS
+'The lines a whole SQL file starts with, for a file made of this session''s output (psql -XAt -c "SELECT exwiw_file_prologue()" -c "SELECT exwiw_dump(...)"): SET client_encoding to the encoding the output reaches the client in, then SET standard_conforming_strings = on';
+
 ------------------------------------------------------------------------------
 -- Extended JSON: MongoDB Relaxed Extended JSON v2, byte for byte as Ruby's
 -- bson gem writes it (JSON.generate(v.as_extended_json(mode: :relaxed))).
@@ -154,7 +162,7 @@ AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
-'Write exwiw_dump''s output as a whole SQL file on the server (SET standard_conforming_strings = on; first), atomically; compress => ''gzip'' or ''zstd''';
+'Write exwiw_dump''s output as a whole SQL file on the server (SET client_encoding and SET standard_conforming_strings = on first), atomically; compress => ''gzip'' or ''zstd''';
 
 CREATE FUNCTION exwiw_dump_jsonl_to_file(
 	path text,

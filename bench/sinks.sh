@@ -61,11 +61,12 @@ for i in $(seq 1 "$runs"); do
 done
 for k in "${cases[@]}"; do times[$k]=$(printf '%s\n' ${samples[$k]} | best); done
 
-# The bytes: the sink's file is the psql recipe's plus the SET line, and
+# The bytes: the sink's file is the psql recipe's plus the SET lines, and
 # the compressed files give it back.
 rm -f "$out"/*
 for k in sink psql sink_gzip sink_gzip1 sink_zstd copy_file; do bash -c "$(case_cmd "$k")"; done
-if cmp -s "$out/sink.sql" <(echo "SET standard_conforming_strings = on;"; cat "$out/psql.sql"); then same=yes; else same=NO; fi
+if cmp -s "$out/sink.sql" <(echo "SET client_encoding = '$(psql -XAtc 'SHOW server_encoding')';"
+	echo "SET standard_conforming_strings = on;"; cat "$out/psql.sql"); then same=yes; else same=NO; fi
 if gunzip -c "$out/sink.sql.gz" | cmp -s - "$out/sink.sql" && gunzip -c "$out/sink1.sql.gz" | cmp -s - "$out/sink.sql" &&
 	zstd -q -d -c "$out/sink.sql.zst" | cmp -s - "$out/sink.sql"; then unz=yes; else unz=NO; fi
 size() { stat -c %s "$1"; }

@@ -21,6 +21,14 @@
  * left it unset; paths are relative to the file's directory.  "ids" is a
  * string ("1,2"), a list, or a mapping of ID space to either.
  *
+ * Bounded: a run config is three levels deep at most (the mapping, "ids"
+ * by ID space, a list), so a file nested deeper than RUNCONFIG_MAX_DEPTH
+ * or holding more than RUNCONFIG_MAX_ALIASES aliases is refused by a first
+ * pass over libyaml's events, which stops there.  Building the document
+ * would cost time quadratic in the nesting (libyaml rechecks every open
+ * level at each token) and an alias can repeat a large list many times;
+ * the first pass's work grows with the file's size only.
+ *
  *-------------------------------------------------------------------------
  */
 #include "cli.h"
@@ -28,6 +36,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
+
+/* far more than a run config needs (3), far less than what is slow */
+#define RUNCONFIG_MAX_DEPTH		64
+#define RUNCONFIG_MAX_ALIASES	64
 
 static const char *const allowed_keys[] = {
 	"adapter", "schema_dir", "output_dir", "output_format",
@@ -245,25 +257,87 @@ set_if_unset(char **field, char *value)
 }
 
 /*
+ * check_bounds
+ *		Parse the len bytes of contents (the file at path) as events only,
+ *		and exit with an error at the first event that nests deeper than
+ *		RUNCONFIG_MAX_DEPTH or the alias past RUNCONFIG_MAX_ALIASES.  A
+ *		syntax error is left to the loader, which reports it.
+ */
+static void
+check_bounds(const char *contents, size_t len, const char *path)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	int			depth = 0;
+	int			aliases = 0;
+	bool		done = false;
+
+	if (!yaml_parser_initialize(&parser))
+		pg_fatal("out of memory");
+	yaml_parser_set_input_string(&parser, (const unsigned char *) contents, len);
+	while (!done)
+	{
+		if (!yaml_parser_parse(&parser, &event))
+			break;
+		switch (event.type)
+		{
+			case YAML_SEQUENCE_START_EVENT:
+			case YAML_MAPPING_START_EVENT:
+				if (++depth > RUNCONFIG_MAX_DEPTH)
+				{
+					pg_log_error("config file %s nests deeper than %d levels, at line %lu",
+								 path, RUNCONFIG_MAX_DEPTH,
+								 (unsigned long) event.start_mark.line + 1);
+					exit(1);
+				}
+				break;
+			case YAML_SEQUENCE_END_EVENT:
+			case YAML_MAPPING_END_EVENT:
+				depth--;
+				break;
+			case YAML_ALIAS_EVENT:
+				if (++aliases > RUNCONFIG_MAX_ALIASES)
+				{
+					pg_log_error("config file %s has more than %d aliases, at line %lu",
+								 path, RUNCONFIG_MAX_ALIASES,
+								 (unsigned long) event.start_mark.line + 1);
+					exit(1);
+				}
+				break;
+			case YAML_STREAM_END_EVENT:
+				done = true;
+				break;
+			default:
+				break;
+		}
+		yaml_event_delete(&event);
+	}
+	yaml_parser_delete(&parser);
+}
+
+/*
  * runconfig_apply
  *		Read the file at path and fill the unset options from it.
  */
 void
 runconfig_apply(const char *path, CliOptions *opts)
 {
-	FILE	   *f;
+	char	   *contents;
+	size_t		contents_len;
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *pair;
 	char	   *dir;
 
-	f = fopen(path, "rb");
-	if (f == NULL)
+	contents = read_whole_file(path, &contents_len);
+	if (contents == NULL)
 		pg_fatal("could not open config file \"%s\": %m", path);
+	check_bounds(contents, contents_len, path);
 	if (!yaml_parser_initialize(&parser))
 		pg_fatal("out of memory");
-	yaml_parser_set_input_file(&parser, f);
+	yaml_parser_set_input_string(&parser, (const unsigned char *) contents,
+								 contents_len);
 	if (!yaml_parser_load(&parser, &doc))
 	{
 		pg_log_error("config file %s is not valid YAML: %s at line %lu, column %lu",
@@ -272,7 +346,6 @@ runconfig_apply(const char *path, CliOptions *opts)
 					 (unsigned long) parser.problem_mark.column + 1);
 		exit(1);
 	}
-	fclose(f);
 
 	dir = pg_strdup(path);
 	get_parent_directory(dir);
@@ -391,4 +464,5 @@ runconfig_apply(const char *path, CliOptions *opts)
 done:
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
+	pg_free(contents);
 }

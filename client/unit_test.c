@@ -313,8 +313,10 @@ test_row_counting(void)
 {
 	int			st = 0;
 	const char *ins =
+		"SET client_encoding = 'UTF8';\n"
+		"SET standard_conforming_strings = on;\n"
 		"DO $exwiw$ BEGIN\n"
-		"  PERFORM set_config('session_replication_role', 'replica', false);\n"
+		"  PERFORM pg_catalog.set_config('session_replication_role', 'replica', false);\n"
 		"EXCEPTION WHEN insufficient_privilege THEN\n"
 		"  RAISE WARNING 'exwiw: could not disable triggers for the load (%): %', SQLSTATE, SQLERRM;\n"
 		"END $exwiw$;\n"

@@ -79,3 +79,14 @@ SELECT string_agg(c, E'\n') AS types FROM exwiw_dump($$
          '{"k": [1, "x"]}'::jsonb AS j, 'NaN'::numeric AS nan,
          0.1::float8 AS f, '-0'::float8 AS negzero, 'infinity'::float4 AS inf
 $$, 't') c;
+
+-- exwiw_file_prologue: the lines that make the statements a whole file
+-- written from the client's end, naming the encoding the output reaches
+-- the client in: its client_encoding, or the server's where nothing
+-- converts (a SQL_ASCII client_encoding).
+SET client_encoding = 'SJIS';
+SELECT exwiw_file_prologue();
+SET client_encoding = 'SQL_ASCII';
+SELECT exwiw_file_prologue() = format(E'SET client_encoding = %L;\nSET standard_conforming_strings = on;',
+									  current_setting('server_encoding')) AS names_server_encoding;
+RESET client_encoding;

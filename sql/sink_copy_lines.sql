@@ -26,8 +26,11 @@ SELECT count(*) AS lines,
 FROM exwiw_copy_lines('SELECT * FROM notes ORDER BY id', 'notes') l;
 
 -- Without marker bytes in the data, the lines are exwiw_dump's COPY output
--- with the SET line first and without the final "\." line.
-SELECT E'SET standard_conforming_strings = on;\n'
+-- with the SET lines first and without the final "\." line.
+SELECT format(E'SET client_encoding = %L;\n',
+			  CASE current_setting('client_encoding') WHEN 'SQL_ASCII' THEN current_setting('server_encoding')
+			  ELSE current_setting('client_encoding') END)
+	|| E'SET standard_conforming_strings = on;\n'
 	|| (SELECT string_agg(c, E'\n') FROM exwiw_dump('SELECT * FROM notes WHERE id <> 3 ORDER BY id', 'notes', format => 'copy') c)
 	= (SELECT string_agg(l, E'\n') FROM exwiw_copy_lines('SELECT * FROM notes WHERE id <> 3 ORDER BY id', 'notes') l) || E'\n\\.'
 	AS same_but_last_line;
@@ -40,8 +43,17 @@ COPY (SELECT exwiw_copy_lines('SELECT * FROM notes WHERE id IN (1, 2, 4, 6, 7) O
 SELECT count(*) AS lines, count(DISTINCT l) AS distinct_lines
 FROM exwiw_copy_lines('SELECT g AS id, repeat(md5(g::text), 100) AS t FROM generate_series(1, 3000) g', 't') l;
 
+-- The first line names the encoding the lines reach the client in: its
+-- client_encoding, to which COPY converts them, or the server's when
+-- nothing converts them (SQL_ASCII).
+SET client_encoding = 'LATIN1';
+SELECT exwiw_copy_lines('SELECT 1 AS id', 't') LIMIT 2;
+SET client_encoding = 'SQL_ASCII';
+SELECT exwiw_copy_lines('SELECT 1 AS id', 't') LIMIT 1;
+RESET client_encoding;
+
 -- An early stop closes the stream.
-SELECT exwiw_copy_lines('SELECT g AS id FROM generate_series(1, 100000) g', 't') LIMIT 3;
+SELECT exwiw_copy_lines('SELECT g AS id FROM generate_series(1, 100000) g', 't') LIMIT 4;
 
 -- No rows: no lines (as exwiw_dump returns no chunk).
 SELECT count(*) FROM exwiw_copy_lines('SELECT 1 AS id WHERE false', 't');

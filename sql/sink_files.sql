@@ -39,12 +39,20 @@ CREATE TABLE users (id int, name text, note text);
 INSERT INTO users VALUES (1, 'O''Brien', NULL), (2, E'a\nb', 'x\y');
 
 -- The file is exwiw_dump's output with the whole-file framing: the SET
--- line first, the chunks joined by newlines, a final newline.
+-- lines first (the encoding of the file's bytes: the server's), the chunks
+-- joined by newlines, a final newline.
 SELECT file_name = :'base' || '/users.sql' AS right_name, rows, bytes
 FROM exwiw_dump_to_file(:'base' || '/users.sql', 'SELECT * FROM users ORDER BY id', 'users');
 SELECT sink_cat('users.sql');
-SELECT sink_cat('users.sql') = E'SET standard_conforming_strings = on;\n'
+SELECT sink_cat('users.sql') = format(E'SET client_encoding = %L;\n', current_setting('server_encoding'))
+	|| E'SET standard_conforming_strings = on;\n'
 	|| (SELECT string_agg(c, E'\n') FROM exwiw_dump('SELECT * FROM users ORDER BY id', 'users') c) || E'\n' AS same_bytes;
+-- A file the server writes holds the server's bytes, whatever the
+-- caller's client_encoding: its first line names the server encoding.
+SET client_encoding = 'LATIN1';
+SELECT rows FROM exwiw_dump_to_file(:'base' || '/users_latin1.sql', 'SELECT * FROM users ORDER BY id', 'users');
+RESET client_encoding;
+SELECT split_part(sink_cat('users_latin1.sql'), E'\n', 1) AS first_line;
 -- Options pass through: statements of N rows, the COPY format.
 SELECT rows FROM exwiw_dump_to_file(:'base' || '/users_split.sql', 'SELECT * FROM users ORDER BY id', 'users', 1);
 SELECT sink_cat('users_split.sql');
@@ -53,7 +61,8 @@ SELECT sink_cat('users_copy.sql');
 -- Many chunks: the same bytes as the chunks of exwiw_dump.
 SELECT rows, bytes = octet_length(sink_cat('big.sql')) AS bytes_right
 FROM exwiw_dump_to_file(:'base' || '/big.sql', 'SELECT g AS id, repeat(md5(g::text), 20) AS t FROM generate_series(1, 5000) g', 'big', 100);
-SELECT sink_cat('big.sql') = E'SET standard_conforming_strings = on;\n'
+SELECT sink_cat('big.sql') = format(E'SET client_encoding = %L;\n', current_setting('server_encoding'))
+	|| E'SET standard_conforming_strings = on;\n'
 	|| (SELECT string_agg(c, E'\n') FROM exwiw_dump('SELECT g AS id, repeat(md5(g::text), 20) AS t FROM generate_series(1, 5000) g', 'big', 100) c) || E'\n' AS same_bytes;
 -- No rows: an empty file, as exwiw_dump returns no chunk.
 SELECT rows, bytes FROM exwiw_dump_to_file(:'base' || '/none.sql', 'SELECT 1 AS id WHERE false', 't');

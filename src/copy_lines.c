@@ -25,8 +25,10 @@
  * back as the same bytes.  No other byte of a server encoding can be one of
  * them: in every server encoding a byte below 0x80 is an ASCII character.
  *
- * The lines: "SET standard_conforming_strings = on;", the COPY header,
- * then one line per row.  The end-of-data line "\." is left out, because
+ * The lines: "SET client_encoding = '<encoding>';" (the client_encoding
+ * that COPY converts the lines to, see exwiw_file_encoding_name), "SET
+ * standard_conforming_strings = on;", the COPY header, then one line per
+ * row.  The end-of-data line "\." is left out, because
  * COPY's CSV format would quote it: psql -f ends the data at the end of
  * the file just as well.  So the file differs from exwiw_dump_to_file's
  * (format 'copy') only in that missing last line and in the escaped marker

@@ -12,7 +12,10 @@
  *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
  *					   omit_nulls boolean DEFAULT false,
  *					   chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
+ *	  exwiw_file_prologue() RETURNS text
  *
+ * exwiw_dump writes the statements alone; exwiw_file_prologue gives the
+ * lines that make them a whole file when written from the client's end.
  * Each plugs a writer (sql_writer.c, extjson_lines.c) into the streaming
  * engine (stream.c).
  * A value-per-call set-returning function: in a target list
@@ -35,6 +38,24 @@
 
 PG_FUNCTION_INFO_V1(exwiw_dump);
 PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
+PG_FUNCTION_INFO_V1(exwiw_file_prologue);
+
+/*
+ * exwiw_file_prologue
+ *		SQL entry point: the lines a whole file starts with (sql_writer.c),
+ *		for a file made of this session's output, so naming the encoding
+ *		that output reaches the client in; without the final newline,
+ *		which psql -XAt adds.
+ */
+Datum
+exwiw_file_prologue(PG_FUNCTION_ARGS)
+{
+	char	   *lines = exwiw_sql_file_prologue(EXWIW_SQL_FILE, false);
+	int			len = strlen(lines);
+
+	Assert(len > 0 && lines[len - 1] == '\n');
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(lines, len - 1));
+}
 
 /*
  * exwiw_dump

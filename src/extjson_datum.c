@@ -14,6 +14,7 @@
 #include "exwiw.h"
 
 #include "extjson.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
@@ -55,6 +56,44 @@ exwiw_extjson_raise(const char *funcname, ExjError *err, const char *column,
 			(errcode(code),
 			 errmsg("%s", err->msg),
 			 errdetail("The value is at %s%s.", where ? where : "", path)));
+}
+
+/*
+ * exwiw_extjson_must_check_utf8
+ *		Whether the JSON writers must check their output: JSON text is
+ *		UTF-8, and the bytes of a SQL_ASCII database are whatever was
+ *		stored.  In any other database the text is valid in the server
+ *		encoding, which the server converts to the client's (a sink writes
+ *		the server encoding's bytes, see doc/sinks.md).
+ */
+bool
+exwiw_extjson_must_check_utf8(void)
+{
+	return GetDatabaseEncoding() == PG_SQL_ASCII;
+}
+
+/*
+ * exwiw_extjson_check_utf8
+ *		Error out unless the len bytes at s, JSON that a writer produced
+ *		for the column (NULL: a whole document), are valid UTF-8.  The
+ *		error names no byte of the value: it may come from a masked
+ *		table.
+ */
+void
+exwiw_extjson_check_utf8(const char *s, int len, const char *column)
+{
+	if (pg_verify_mbstr(PG_UTF8, s, len, true))
+		return;
+	if (column)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("column \"%s\" is not valid UTF-8, which JSON requires", column),
+				 errdetail("The database encoding is SQL_ASCII, which stores bytes without saying what they mean; exwiw writes JSON only from bytes that are valid UTF-8."),
+				 errhint("Select a UTF-8 form of the column in the query, or its bytes as bytea (convert_to(column, 'SQL_ASCII')), which is written as Binary.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+			 errmsg("the document is not valid UTF-8, which JSON requires"),
+			 errdetail("The database encoding is SQL_ASCII, which stores bytes without saying what they mean; exwiw writes JSON only from bytes that are valid UTF-8.")));
 }
 
 /*

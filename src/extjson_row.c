@@ -34,6 +34,7 @@
 #include "catalog/pg_type.h"
 #include "extjson.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -112,6 +113,7 @@ struct ExjRowWriter
 	bool	   *is_oid;			/* named in oid_columns */
 	ExjTypeInfo *types;			/* all infos, for reuse */
 	ExjRowLayout *layouts;		/* row types met so far */
+	bool		check_utf8;		/* a SQL_ASCII database: check each column */
 };
 
 /* Where a value is, for error messages: column, then fields and indexes. */
@@ -604,7 +606,8 @@ append_value(ExjRowWriter *rw, StringInfo buf, ExjTypeInfo *ti, Datum d,
  * exwiw_extjson_row_writer
  *		Prepare to format rows of desc.  oid_columns (may be NULL) names
  *		columns whose values are ObjectIds; every name must be a column.
- *		Everything is allocated in cxt.
+ *		In a SQL_ASCII database the names must be valid UTF-8.  Everything
+ *		is allocated in cxt.
  */
 ExjRowWriter *
 exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
@@ -619,6 +622,7 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 	rw->cxt = cxt;
 	rw->desc = desc;
 	rw->omit_nulls = omit_nulls;
+	rw->check_utf8 = exwiw_extjson_must_check_utf8();
 	rw->cols = palloc0(desc->natts * sizeof(ExjTypeInfo *));
 	rw->keys = palloc0(desc->natts * sizeof(char *));
 	rw->keylens = palloc0(desc->natts * sizeof(int));
@@ -631,6 +635,14 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 		if (att->attisdropped)
 			continue;
 		rw->cols[i] = type_info(rw, att->atttypid);
+		if (rw->check_utf8 &&
+			!pg_verify_mbstr(PG_UTF8, NameStr(att->attname),
+							 strlen(NameStr(att->attname)), true))
+			ereport(ERROR,
+					(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+					 errmsg("the name of column %d is not valid UTF-8, which JSON requires", i + 1),
+					 errdetail("The database encoding is SQL_ASCII, which stores bytes without saying what they mean; exwiw writes JSON only from bytes that are valid UTF-8."),
+					 errhint("Rename the column in the query.")));
 		initStringInfo(&key);
 		exj_append_string(&key, NameStr(att->attname), strlen(NameStr(att->attname)));
 		appendStringInfoCharMacro(&key, ':');
@@ -696,7 +708,8 @@ exwiw_extjson_row_writer(const char *funcname, TupleDesc desc,
 /*
  * exwiw_extjson_append_row
  *		Append one row (values/isnull of the writer's TupleDesc) as a
- *		document, columns in order.
+ *		document, columns in order.  In a SQL_ASCII database each column
+ *		(its name and value) must come out as valid UTF-8.
  */
 void
 exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
@@ -709,22 +722,27 @@ exwiw_extjson_append_row(ExjRowWriter *rw, StringInfo buf, Datum *values,
 	for (i = 0; i < rw->desc->natts; i++)
 	{
 		RowPath		seg;
+		int			start;
 
 		if (rw->cols[i] == NULL || (isnull[i] && rw->omit_nulls))
 			continue;
 		if (!first)
 			appendStringInfoCharMacro(buf, ',');
 		first = false;
+		start = buf->len;
 		appendBinaryStringInfo(buf, rw->keys[i], rw->keylens[i]);
-		if (isnull[i])
+		if (!isnull[i])
 		{
-			appendBinaryStringInfo(buf, "null", 4);
-			continue;
+			seg.up = NULL;
+			seg.name = NameStr(TupleDescAttr(rw->desc, i)->attname);
+			seg.index = 0;
+			append_value(rw, buf, rw->cols[i], values[i], rw->is_oid[i], &seg);
 		}
-		seg.up = NULL;
-		seg.name = NameStr(TupleDescAttr(rw->desc, i)->attname);
-		seg.index = 0;
-		append_value(rw, buf, rw->cols[i], values[i], rw->is_oid[i], &seg);
+		else
+			appendBinaryStringInfo(buf, "null", 4);
+		if (rw->check_utf8)
+			exwiw_extjson_check_utf8(buf->data + start, buf->len - start,
+									 NameStr(TupleDescAttr(rw->desc, i)->attname));
 	}
 	appendStringInfoCharMacro(buf, '}');
 }

@@ -35,7 +35,8 @@ typedef bool (*ExjDocAppender) (StringInfo buf, Datum doc, const char *root_path
 
 /*
  * ext_json_doc
- *		exwiw_ext_json of argument 0, a document that append writes.
+ *		exwiw_ext_json of argument 0, a document that append writes;
+ *		valid UTF-8 (checked in a SQL_ASCII database).
  */
 static Datum
 ext_json_doc(FunctionCallInfo fcinfo, ExjDocAppender append)
@@ -49,6 +50,8 @@ ext_json_doc(FunctionCallInfo fcinfo, ExjDocAppender append)
 	exwiw_push_fn_context(&cb, "exwiw_ext_json");
 	if (!append(&buf, PG_GETARG_DATUM(0), "$", &err))
 		exwiw_extjson_raise("exwiw_ext_json", &err, NULL, NULL);
+	if (exwiw_extjson_must_check_utf8())
+		exwiw_extjson_check_utf8(buf.data, buf.len, NULL);
 	exwiw_pop_fn_context(&cb);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }

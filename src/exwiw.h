@@ -129,13 +129,17 @@ typedef enum ExwiwSqlFormat
 /*
  * What a SQL writer writes around the rows (doc/sql-dump-format.md):
  *	EXWIW_SQL_STREAM	nothing: the statements alone (exwiw_dump)
- *	EXWIW_SQL_FILE		a whole file: "SET standard_conforming_strings = on;"
- *						first (the sinks, exwiw_copy_lines)
- *	EXWIW_SQL_SUBSET	a subset export's file: that line, then the block
+ *	EXWIW_SQL_FILE		a whole file: "SET client_encoding = '<the encoding
+ *						of its bytes>';" then "SET standard_conforming_strings
+ *						= on;" first (the sinks, exwiw_copy_lines)
+ *	EXWIW_SQL_SUBSET	a subset export's file: those lines, then the block
  *						that skips foreign-key triggers where the role may
  * The writer writes it before the first row; setval_lines (a subset file's
  * sequences, lines without a final newline) after the last row.  A query
- * without rows gives nothing at all.
+ * without rows gives nothing at all.  server_file: the file is written on
+ * the server (a sink), so its bytes are in the server encoding; otherwise
+ * they go to the client, converted to its client_encoding
+ * (exwiw_file_encoding_name).
  */
 typedef enum ExwiwSqlFile
 {
@@ -152,6 +156,7 @@ typedef struct ExwiwSqlWriterOptions
 	bool		overriding_system_value;
 	bool		no_column_list; /* INSERT INTO t VALUES, COPY t FROM stdin */
 	ExwiwSqlFile file;
+	bool		server_file;
 	const char *setval_lines;
 	const char *conflict;		/* INSERT: an ON CONFLICT clause, or NULL */
 } ExwiwSqlWriterOptions;
@@ -159,6 +164,8 @@ typedef struct ExwiwSqlWriterOptions
 extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
 											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
+extern const char *exwiw_file_encoding_name(bool server_file);
+extern char *exwiw_sql_file_prologue(ExwiwSqlFile file, bool server_file);
 
 /* srf.c: value-per-call plumbing for streaming SRFs */
 struct FuncCallContext;
@@ -199,6 +206,9 @@ struct ExjError;
 typedef struct ExjRowWriter ExjRowWriter;
 
 /* extjson_datum.c */
+extern bool exwiw_extjson_must_check_utf8(void);
+extern void exwiw_extjson_check_utf8(const char *s, int len,
+									 const char *column);
 extern void exwiw_extjson_raise(const char *funcname, struct ExjError *err,
 								const char *column, const char *where);
 extern bool exwiw_extjson_append_jsonb(StringInfo buf, Datum jsonb,

@@ -17,7 +17,9 @@
  *
  * The bytes of a file are the stream's chunks joined by "\n", plus a final
  * "\n": exactly what the psql recipe writes for exwiw_dump_jsonl, and for
- * exwiw_export's files.  An exwiw_dump file starts with the line
+ * exwiw_export's files, but for the encoding their first line names: the
+ * sinks write the server's bytes, so it names the server encoding.  An
+ * exwiw_dump file starts with the lines "SET client_encoding = '...';" and
  * "SET standard_conforming_strings = on;", as every whole SQL file exwiw
  * writes does (the SQL writer's prologue, so a query without rows gives an
  * empty file).  Compression (compress.c) sits between the stream and the
@@ -259,6 +261,7 @@ exwiw_dump_to_file(PG_FUNCTION_ARGS)
 	opts.rows_per_statement = exwiw_rows_per_statement_arg(fcinfo, 3, opts.format);
 	opts.table_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	opts.file = EXWIW_SQL_FILE;
+	opts.server_file = true;
 	q.sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	q.context = "exwiw_dump_to_file, reading the query";
 	PG_RETURN_DATUM(write_one_file(fcinfo, &sf, path, overwrite, &q,
@@ -343,7 +346,7 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 										ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(filecxt);
 		name = psprintf("%s%s", plan->files[i].file_name, suffix);
-		stream = subset_export_open_file(plan, run, i, format, filecxt);
+		stream = subset_export_open_file(plan, run, i, format, true, filecxt);
 		if (sink_drain(&sf, stream, name))
 		{
 			Datum		values[3];

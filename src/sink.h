@@ -79,6 +79,7 @@ extern struct SubsetRun *subset_export_prepare(const char *funcname,
 extern ExwiwStream *subset_export_open_file(struct SubsetPlan *plan,
 											struct SubsetRun *run, int file,
 											ExwiwSqlFormat format,
+											bool server_file,
 											MemoryContext cxt);
 
 #endif							/* EXWIW_SINK_H */

@@ -15,6 +15,7 @@
 #include "exwiw.h"
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -257,16 +258,10 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 }
 
 /*
- * The beginning of a whole file: the setting its values rely on (a file
- * loaded where standard_conforming_strings is off would otherwise let a
- * value end its string literal and run the rest as SQL).
- */
-#define FILE_PROLOGUE "SET standard_conforming_strings = on;\n"
-
-/*
  * subset_trigger_blocks
- *		A subset export's file keeps the table's user triggers from firing
- *		during its load (a trigger that writes a keyed row would make the
+ *		The blocks around a subset export's rows (after the settings, and
+ *		after the setval lines): they keep the table's user triggers from
+ *		firing during its load (a trigger that writes a keyed row would make the
  *		exported copy of that row collide).  The prologue's block sets
  *		session_replication_role to replica where the role may (which also
  *		skips foreign-key checks, as pg_dump's --disable-triggers does);
@@ -304,7 +299,6 @@ subset_trigger_blocks(const char *table_name, char **prologue, char **epilogue)
 
 	initStringInfo(&b);
 	appendStringInfo(&b,
-					 "%s"
 					 "DO %s DECLARE\n"
 					 "  rel pg_catalog.regclass := CAST(%s AS pg_catalog.regclass);\n"
 					 "  names pg_catalog.text[];\n"
@@ -328,7 +322,7 @@ subset_trigger_blocks(const char *table_name, char **prologue, char **epilogue)
 					 "      USING HINT = 'Load as the owner of the table, or as a role that may set session_replication_role.';\n"
 					 "  END IF;\n"
 					 "END %s;\n",
-					 FILE_PROLOGUE, tag.data, lit.data, tag.data);
+					 tag.data, lit.data, tag.data);
 	*prologue = b.data;
 
 	initStringInfo(&b);
@@ -345,6 +339,52 @@ subset_trigger_blocks(const char *table_name, char **prologue, char **epilogue)
 					 "END %s;",
 					 tag.data, lit.data, tag.data);
 	*epilogue = b.data;
+}
+
+/*
+ * exwiw_file_encoding_name
+ *		The encoding of a whole file's bytes where they land.  A file the
+ *		server writes itself (server_file: the sinks) holds the server's
+ *		bytes.  Text sent to the client is converted to its client_encoding,
+ *		except to SQL_ASCII, which takes the server's bytes as they are; from
+ *		a SQL_ASCII database the bytes are only checked to be valid in the
+ *		client_encoding, so they are in it as well.  Call it in the
+ *		statement that writes the file: a later SET client_encoding would
+ *		change the answer.
+ */
+const char *
+exwiw_file_encoding_name(bool server_file)
+{
+	if (server_file || pg_get_client_encoding() == PG_SQL_ASCII)
+		return GetDatabaseEncodingName();
+	return pg_get_client_encoding_name();
+}
+
+/*
+ * exwiw_sql_file_prologue
+ *		The lines a whole file starts with (doc/sql-dump-format.md), in the
+ *		current memory context: first the encoding of its bytes, so that
+ *		psql reads the rest in that encoding (in a client encoding such as
+ *		SJIS, a byte of another encoding before a quote would otherwise be
+ *		read as a lead byte, the quote would not end the literal, and the
+ *		rest of the value would run as SQL or as a psql command); then
+ *		standard_conforming_strings, on which the literals rely (off, a
+ *		backslash of a value would end its literal the same way).  A subset
+ *		export's file adds its table's trigger block (subset_trigger_blocks).
+ *		Both lines are ASCII, so any client encoding reads the first one
+ *		right.
+ */
+char *
+exwiw_sql_file_prologue(ExwiwSqlFile file, bool server_file)
+{
+	StringInfoData buf;
+
+	Assert(file != EXWIW_SQL_STREAM);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SET client_encoding = '%s';\n",
+					 exwiw_file_encoding_name(server_file));
+	appendStringInfoString(&buf, "SET standard_conforming_strings = on;\n");
+	return buf.data;
 }
 
 /*
@@ -397,7 +437,8 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->no_column_list = opts->no_column_list;
 	sw->frame.insert = opts->format == EXWIW_FORMAT_INSERT;
 	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
-	sw->frame.prologue = opts->file == EXWIW_SQL_FILE ? FILE_PROLOGUE : NULL;
+	sw->frame.prologue = opts->file == EXWIW_SQL_STREAM ? NULL :
+		exwiw_sql_file_prologue(opts->file, opts->server_file);
 	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
 	if (opts->file == EXWIW_SQL_SUBSET)
 	{
@@ -405,7 +446,7 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 		char	   *epilogue;
 
 		subset_trigger_blocks(opts->table_name, &prologue, &epilogue);
-		sw->frame.prologue = prologue;
+		sw->frame.prologue = psprintf("%s%s", sw->frame.prologue, prologue);
 		sw->frame.epilogue = opts->setval_lines ?
 			psprintf("%s\n%s", opts->setval_lines, epilogue) : epilogue;
 	}

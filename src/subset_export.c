@@ -94,7 +94,7 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	old = MemoryContextSwitchTo(ex->stream_cxt);
 	ex->file_name = cstring_to_text(ex->plan->files[ex->cur].file_name);
 	ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
-										 ex->stream_cxt);
+										 false, ex->stream_cxt);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -103,11 +103,13 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
  * subset_export_open_file
  *		Open the stream of file number `file` of a prepared plan, with the
  *		writer that frames the file, in cxt.  Shared with the directory sink
- *		(sink.c), so that both write the same bytes.
+ *		(sink.c), so that both write the same bytes but for the encoding
+ *		line: server_file when the server writes the file itself.
  */
 ExwiwStream *
 subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
-						ExwiwSqlFormat format, MemoryContext cxt)
+						ExwiwSqlFormat format, bool server_file,
+						MemoryContext cxt)
 {
 	SubsetTable *t = &plan->cfg->tables[plan->files[file].table];
 	MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -146,6 +148,7 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 		opts.overriding_system_value |= t->cols[c].identity_always;
 	opts.no_column_list = t->rails_managed;
 	opts.file = EXWIW_SQL_SUBSET;
+	opts.server_file = server_file;
 	opts.setval_lines = plan->files[file].fixup ? NULL : subset_run_epilogue(run, file);
 	writer = exwiw_sql_writer_create(&opts);
 	stream = exwiw_stream_open("exwiw_export", &q, writer,

@@ -42,10 +42,17 @@ EXWIW_PG_UNAVAILABLE=69
 EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
   zlib1g-dev libxml2-dev libzstd-dev liblz4-dev"
 
+# What test/pgindent needs to fetch PostgreSQL's source and build
+# pg_bsd_indent from it (its parser is bison and flex output), and to run
+# pgindent (perl).
+EXWIW_PGINDENT_PACKAGES="dpkg-dev bison flex perl"
+
+# What the build, every test (test/run, test/t/*.sh) and the benchmarks
+# need; test/run installs it, so that it passes on a fresh Debian 12.
 EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
-  libpq-dev libyaml-dev tmux time"
+  libpq-dev libyaml-dev tmux time python3 $EXWIW_PGINDENT_PACKAGES"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.

@@ -52,7 +52,12 @@ restore_hba() {
 trap 'restore_hba; rm -rf "$work" "$schema"' EXIT
 { echo "local all cli_pw scram-sha-256"; cat "$schema/hba.orig"; } >"$hba"
 psql -X -q -At -c "SELECT pg_reload_conf()" >/dev/null
-sleep 0.3
+# the reload is asynchronous: wait until cli_pw needs a password (bound:
+# only a hang)
+deadline=$((SECONDS + 300))
+while PGPASSWORD= psql -X -w -q -At -U cli_pw -c "SELECT 1" >/dev/null 2>&1 && [ $SECONDS -lt $deadline ]; do
+	sleep 0.1
+done
 
 s="--schema-dir=$schema/s"
 o="-o $work/out"
@@ -157,6 +162,22 @@ printf -- '- a\n- b\n' >exwiw.yml
 expect_error "YAML that is not a mapping" 'must be a YAML mapping' exwiw $s $o --ids=1
 printf 'parallel_workers: many\n' >exwiw.yml
 expect_error "a YAML value of the wrong kind" "config 'parallel_workers' must be an integer" exwiw $s $o --ids=1
+# Bounded YAML: 100,000 levels of nesting (flow and block) and a
+# thousand aliases are refused at once (libyaml's loader took time
+# quadratic in the depth: more than 20 s).  The bound only catches a hang.
+yaml_bounded() {
+	local label=$1 pattern=$2 t0=$SECONDS
+	expect_error "$label" "$pattern" timeout 120 exwiw $s $o --ids=1
+	[ $((SECONDS - t0)) -lt 60 ] || not_ok "$label: took $((SECONDS - t0)) s"
+}
+{ printf 'target_table: '; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; echo; } >exwiw.yml
+yaml_bounded "YAML nested 100,000 levels deep (flow)" 'nests deeper than 64 levels, at line 1$'
+{ printf 'ids:\n'; head -c 100000 /dev/zero | sed 's/\x0/- /g'; echo x; } >exwiw.yml
+yaml_bounded "YAML nested 100,000 levels deep (block)" 'nests deeper than 64 levels, at line 2$'
+awk 'BEGIN { print "a: &a [1, 2, 3]"; printf "ids: {"; for (i = 1; i <= 1000; i++) printf "%ss%d: *a", (i > 1 ? ", " : ""), i; print "}" }' >exwiw.yml
+yaml_bounded "YAML with a thousand aliases" 'has more than 64 aliases, at line 2$'
+printf 'ids: {x: &a [1, 2], y: *a}\ntarget_table: nosuch\n' >exwiw.yml
+expect_error "a YAML alias within the limit is read" 'nosuch' exwiw $s $o
 rm -f exwiw.yml
 cd "$root"
 expect_error "a missing -c file" 'config file not found' exwiw -c "$work/none.yml" $s $o --ids=1

@@ -65,7 +65,7 @@ BEGIN
 		UPDATE public.writer_state SET iterations = iterations + 1;
 		COMMIT;
 		EXIT WHEN (SELECT stop FROM public.writer_state)
-			OR clock_timestamp() > started + interval '120 s';
+			OR clock_timestamp() > started + interval '900 s';
 	END LOOP;
 END
 $$;
@@ -88,8 +88,11 @@ load() {
 		>/dev/null 2>"$1.err"
 }
 
-sleep 0.5
+# the writer is running once it has committed (bound: only a hang)
+deadline=$((SECONDS + 300))
+while [ "$(iterations)" -eq 0 ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
 fail=0
+[ "$(iterations)" -gt 0 ] || { echo "FAIL: the writer did not start"; fail=1; }
 for run in 1 2; do
 	before=$(iterations)
 	dir=$work/run$run

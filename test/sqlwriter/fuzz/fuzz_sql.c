@@ -165,7 +165,7 @@ write_dump(const Dump * d, int *filelen)
 	f.rows_per_statement = d->rows_per_statement;
 	f.header = header.data;
 	f.header_len = header.len;
-	f.prologue = "SET standard_conforming_strings = on;\n";
+	f.prologue = "SET client_encoding = 'UTF8';\nSET standard_conforming_strings = on;\n";
 	f.epilogue = "SELECT 1;";
 
 	initStringInfo(&chunk);
@@ -402,7 +402,7 @@ check_file(const char *file, int len, const Dump * d)
 	int			r,
 				i;
 
-	expect(&rd, "SET standard_conforming_strings = on;\n");
+	expect(&rd, "SET client_encoding = 'UTF8';\nSET standard_conforming_strings = on;\n");
 	for (r = 0; r < d->nrows; r++)
 	{
 		if (r == 0 || (d->insert && d->rows_per_statement > 0 &&
