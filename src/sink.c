@@ -260,6 +260,7 @@ exwiw_dump_to_file(PG_FUNCTION_ARGS)
 	opts.file = EXWIW_SQL_FILE;
 	q.sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	q.context = "exwiw_dump_to_file, reading the query";
+	exwiw_part_args(fcinfo, 7, fn, &q);
 	PG_RETURN_DATUM(write_one_file(fcinfo, &sf, path, overwrite, &q,
 								   exwiw_sql_writer_create(&opts)));
 }
@@ -287,6 +288,7 @@ exwiw_dump_jsonl_to_file(PG_FUNCTION_ARGS)
 									   PG_GETARG_BOOL(3));
 	q.sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	q.context = "exwiw_dump_jsonl_to_file, reading the query";
+	exwiw_part_args(fcinfo, 6, fn, &q);
 	PG_RETURN_DATUM(write_one_file(fcinfo, &sf, path, overwrite, &q, writer));
 }
 
@@ -310,9 +312,11 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	ErrorContextCallback errcb;
 	const char *suffix;
+	ExwiwQuery	part = {0};
 	int			i;
 
 	dir = sink_args(fcinfo, fn, "dir", 7, 8, &sf, &overwrite);
+	exwiw_part_args(fcinfo, 10, fn, &part);
 	InitMaterializedSRF(fcinfo, 0);
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw_export_to_dir",
@@ -341,8 +345,11 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 		filecxt = AllocSetContextCreate(cxt, "exwiw_export_to_dir file",
 										ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(filecxt);
-		name = psprintf("%s%s", plan->files[i].file_name, suffix);
-		stream = subset_export_open_file(plan, run, i, format, filecxt);
+		name = psprintf("%s%s", part.parts > 0 ?
+						exwiw_part_file_name(plan->files[i].file_name, part.part) :
+						plan->files[i].file_name, suffix);
+		stream = subset_export_open_file(plan, run, i, format, part.part,
+										 part.parts, filecxt);
 		if (sink_drain(&sf, stream, name))
 		{
 			Datum		values[3];

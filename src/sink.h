@@ -78,6 +78,7 @@ extern struct SubsetRun *subset_export_prepare(const char *funcname,
 extern ExwiwStream *subset_export_open_file(struct SubsetPlan *plan,
 											struct SubsetRun *run, int file,
 											ExwiwSqlFormat format,
+											int part, int parts,
 											MemoryContext cxt);
 
 #endif							/* EXWIW_SINK_H */

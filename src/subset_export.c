@@ -8,7 +8,8 @@
  *				   format text DEFAULT 'insert',
  *				   allow_undecided boolean DEFAULT false,
  *				   files integer[] DEFAULT NULL,
- *				   ids_by_space jsonb DEFAULT NULL)
+ *				   ids_by_space jsonb DEFAULT NULL,
+ *				   part integer DEFAULT NULL, parts integer DEFAULT NULL)
  *		RETURNS TABLE(file_name text, chunk text)
  *
  * At the first call the config is checked (subset_config.c), planned
@@ -17,7 +18,10 @@
  * extraction query through the SQL writer, which frames the file
  * (sql_writer.c: the prologue, the statements, the setval lines), and its
  * chunks are returned tagged with the file name.  A table with no rows
- * produces no chunk, hence no file.
+ * produces no chunk, hence no file.  With part => k, parts => n, each
+ * file's stream reads only the k-th of its n parts (stream.c), under the
+ * file's own name: the parts of one file, from connections that share a
+ * snapshot, concatenate to the file.
  *
  * One snapshot: every query reads the caller's active snapshot, which is
  * the same for every call of this function within one statement; nothing
@@ -52,6 +56,7 @@ typedef struct SubsetExport
 	text	   *file_name;		/* file name of the open stream */
 	MemoryContext stream_cxt;	/* memory of the open stream */
 	TupleDesc	desc;
+	ExwiwQuery	part;			/* part and parts of each file, or 0 */
 } SubsetExport;
 
 /*
@@ -93,6 +98,7 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	old = MemoryContextSwitchTo(ex->stream_cxt);
 	ex->file_name = cstring_to_text(ex->plan->files[ex->cur].file_name);
 	ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
+										 ex->part.part, ex->part.parts,
 										 ex->stream_cxt);
 	MemoryContextSwitchTo(old);
 	return true;
@@ -101,12 +107,14 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 /*
  * subset_export_open_file
  *		Open the stream of file number `file` of a prepared plan, with the
- *		writer that frames the file, in cxt.  Shared with the directory sink
- *		(sink.c), so that both write the same bytes.
+ *		writer that frames the file, in cxt; only its part-th of parts parts
+ *		when parts > 0.  Shared with the directory sink (sink.c), so that
+ *		both write the same bytes.
  */
 ExwiwStream *
 subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
-						ExwiwSqlFormat format, MemoryContext cxt)
+						ExwiwSqlFormat format, int part, int parts,
+						MemoryContext cxt)
 {
 	SubsetTable *t = &plan->cfg->tables[plan->files[file].table];
 	MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -117,6 +125,8 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	int			c;
 
 	subset_run_file_query(run, file, &q);
+	q.part = part;
+	q.parts = parts;
 	if (format == EXWIW_FORMAT_JSONL)
 	{
 		/* one Extended JSON document per row, nothing else in the file */
@@ -238,6 +248,7 @@ exwiw_export(PG_FUNCTION_ARGS)
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+		exwiw_part_args(fcinfo, 7, fn, &ex->part);
 		ex->run = subset_export_prepare(fn, fcinfo, 0, 6,
 										funcctx->multi_call_memory_ctx,
 										&ex->format, &ex->plan);
