@@ -148,8 +148,8 @@ usage(void)
 		   "                                     tables dealt largest first; the directory is\n"
 		   "                                     byte-identical to -j 1. (also --jobs)\n"
 		   "        --split-rows=N               Split tables into part files of N rows: not\n"
-		   "                                     supported yet (the server cannot stream part of\n"
-		   "                                     a table's file); a table is never split, so its\n"
+		   "                                     supported yet (this client does not write part\n"
+		   "                                     files); a table is never split, so its\n"
 		   "                                     file stays one file, byte-identical to -j 1.\n"
 		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
 		   "                                     have no mask (refused by default)\n"
@@ -693,8 +693,8 @@ check_options(CliOptions *opts)
 
 	if (opts->split_rows != -1)
 	{
-		pg_log_error("--split-rows is not supported yet: the server cannot stream part of a table's file");
-		pg_log_error_hint("Use --parallel-workers to export several tables at once.");
+		pg_log_error("--split-rows is not supported yet: this client does not write part files");
+		pg_log_error_hint("Use --parallel-workers to export several tables at once, or exwiw_export(..., part => k, parts => n) for part of a file.");
 		exit(1);
 	}
 

@@ -5,12 +5,13 @@
  *	  exwiw.h) into files on the database server.
  *
  *	  exwiw_dump_to_file(path, query, table_name, rows_per_statement,
- *						 format, compress, overwrite)
+ *						 format, compress, overwrite, part, parts)
  *	  exwiw_dump_jsonl_to_file(path, query, oid_columns, omit_nulls,
- *							   compress, overwrite)
+ *							   compress, overwrite, part, parts)
  *		-> (file_name text, rows bigint, bytes bigint)
  *	  exwiw_export_to_dir(dir, target_table, ids, config, format,
- *						  allow_undecided, files, compress, overwrite)
+ *						  allow_undecided, files, compress, overwrite,
+ *						  ids_by_space, part, parts)
  *		-> SETOF (file_name text, rows bigint, bytes bigint)
  *	  exwiw_remove_export(dir) -> integer
  *
