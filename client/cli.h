@@ -18,6 +18,8 @@
  *	connection.c	connections, server messages, errors, cancel on signal
  *	export.c		the export subcommand: run the files on one snapshot,
  *					with one connection or several
+ *	dump.c			the dump subcommand: one table or query into files of
+ *					N rows, on one snapshot, with one connection or several
  *	parallel.c		the plan as the client sees it (files, row sets,
  *					sizes), and the files dealt to the workers
  *	stream.c		one connection's stream of (file, chunk) rows into
@@ -72,7 +74,8 @@ typedef enum CliCommand
 {
 	CMD_EXPORT,
 	CMD_EXPLAIN,
-	CMD_SCHEMA
+	CMD_SCHEMA,
+	CMD_DUMP
 } CliCommand;
 
 typedef enum SchemaVerb
@@ -139,6 +142,10 @@ typedef struct CliOptions
 	char	   *uri;			/* mongodb: refused */
 	int			jobs;			/* -j / --parallel-workers, -1 unset */
 	long		split_rows;		/* --split-rows, -1 unset */
+	char	   *dump_table;		/* dump: --table */
+	char	   *dump_query;		/* dump: --query */
+	char	   *dump_format;	/* dump: --format, sql | copy | jsonl */
+	long		rows_per_file;	/* dump: --rows-per-file, -1 unset */
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
@@ -409,6 +416,7 @@ extern void format_count(char *buf, size_t len, double n);
 /* ---------------------------------------------------------------- */
 
 extern int	run_export(CliOptions *opts);
+extern int	run_dump(CliOptions *opts);
 extern int	run_explain(CliOptions *opts);
 extern int	run_schema(CliOptions *opts);
 
