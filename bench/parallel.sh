@@ -6,13 +6,12 @@
 #   bench/parallel.sh [ROWS [FILES]]     default 1,000,000 rows, 100 files
 #
 # ROWS rows x 8 mixed columns (bench/common.sh), into FILES files of
-# ROWS / FILES rows each, split by key range (the boundaries from one
-# row_number() pass, counted in the time), in JSON Lines (exwiw_dump_jsonl)
-# and in SQL (exwiw_dump, 10,000 rows per INSERT):
-#   1 conn     one psql session writes every file (\g FILE per file)
-#   2 conns    two sessions on one exported snapshot, files dealt in turn
-#   COPY x1/x2 the same files as COPY (query) TO STDOUT, one and two sessions:
-#              the limit (the server's own text output, no framing)
+# ROWS / FILES rows each, in JSON Lines and in SQL (INSERTs of 10,000 rows),
+# with one command: exwiw dump --table --rows-per-file (key ranges of the
+# primary key, the boundaries from one row_number() pass on the snapshot,
+# counted in the time), -j 1 and -j 2; against the same key ranges as
+# COPY (query) TO STDOUT runs, one psql session and two on one exported
+# snapshot: the limit (the server's own text output, no framing)
 # and one whole file against its two parts (part => k, parts => 2) read by
 # two sessions on one snapshot.  Best of EXWIW_BENCH_RUNS (default 3),
 # alternating; prints the machine's load (uptime) before and after.
@@ -21,6 +20,7 @@ rows=${1:-1000000}
 files=${2:-100}
 runs=${EXWIW_BENCH_RUNS:-3}
 bench_cluster
+PATH=$EXWIW_BIN:$PATH
 export PGDATABASE=${PGDATABASE:-postgres}
 out=$BENCH_OUT
 bench_fill_mixed "$rows" bench_par
@@ -71,6 +71,12 @@ with_snapshot() {
 	wait "$HOLD_PID" 2>/dev/null || true
 }
 
+# dump_run FORMAT JOBS: exwiw dump of the whole table into FILES files
+dump_run() {
+	rm -rf "${out:?}/d_$1"
+	exwiw dump --table=bench_par --format="$1" --rows-per-file=$((rows / files)) -j "$2" -q -o "$out/d_$1"
+}
+
 # files_run FORMAT SNAP CONNS: every file, dealt to CONNS sessions
 files_run() {
 	local fmt=$1 snap=$2 conns=$3 k pids=()
@@ -117,10 +123,12 @@ timed() {
 
 echo "# load before: $(uptime)"
 for ((r = 0; r < runs; r++)); do
-	for fmt in jsonl sql copy; do
-		timed "$fmt 1" with_snapshot 1 files_run "$fmt"
-		timed "$fmt 2" with_snapshot 2 files_run "$fmt"
+	for fmt in jsonl sql; do
+		timed "$fmt 1" dump_run "$fmt" 1
+		timed "$fmt 2" dump_run "$fmt" 2
 	done
+	timed "copy 1" with_snapshot 1 files_run copy
+	timed "copy 2" with_snapshot 2 files_run copy
 	for fmt in jsonl sql; do
 		timed "$fmt whole 1" with_snapshot 1 parts_run "$fmt"
 		timed "$fmt whole 2" with_snapshot 2 parts_run "$fmt"
@@ -131,15 +139,18 @@ echo "# load after: $(uptime)"
 # the parts concatenate to the whole
 for fmt in jsonl sql; do
 	with_snapshot 2 parts_run "$fmt"
-	cat "$out/p_$fmt/part1" "$out/p_$fmt/part2" >"$out/p_$fmt/joined"
+	cat "$out/p_$fmt/part1" "$out/p_$fmt/part2" >"$out/joined_$fmt"
 	with_snapshot 1 parts_run "$fmt"
-	cmp -s "$out/p_$fmt/joined" "$out/p_$fmt/part1" && echo "# $fmt: 2 parts = the whole file, byte for byte" ||
+	cmp -s "$out/joined_$fmt" "$out/p_$fmt/part1" && echo "# $fmt: 2 parts = the whole file, byte for byte" ||
 		echo "# $fmt: PARTS DIFFER FROM THE WHOLE"
 done
 
+[ "$(ls "$out/d_jsonl" | wc -l)" -eq "$files" ] && [ "$(ls "$out/d_sql" | wc -l)" -eq "$files" ] &&
+	echo "# exwiw dump wrote $files JSON Lines files and $files SQL files"
 printf '\n%d rows, %d files of %d rows, best of %d\n\n' "$rows" "$files" $((rows / files)) "$runs"
 printf '| %s | %s | %s | %s |\n| --- | ---: | ---: | ---: |\n' "path" "1 connection" "2 connections" "speed-up"
 for p in "jsonl" "sql" "copy" "jsonl whole" "sql whole"; do
+	# jsonl, sql: exwiw dump -j 1 / -j 2; copy: COPY runs; whole: one file, 1 or 2 parts
 	a=${best["$p 1"]} b=${best["$p 2"]}
 	printf '| %s | %s s | %s s | %s× |\n' "$p" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
 done
