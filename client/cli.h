@@ -142,10 +142,6 @@ typedef struct CliOptions
 	char	   *uri;			/* mongodb: refused */
 	int			jobs;			/* -j / --parallel-workers, -1 unset */
 	long		split_rows;		/* --split-rows, -1 unset */
-	char	   *dump_table;		/* dump: --table */
-	char	   *dump_query;		/* dump: --query */
-	char	   *dump_format;	/* dump: --format, sql | copy | jsonl */
-	long		rows_per_file;	/* dump: --rows-per-file, -1 unset */
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
@@ -160,6 +156,12 @@ typedef struct CliOptions
 	bool		given_output_format;
 	bool		given_hook;
 	bool		given_jobs;
+
+	/* the dump subcommand */
+	char	   *dump_table;		/* --table */
+	char	   *dump_query;		/* --query */
+	char	   *dump_format;	/* --format: sql | copy | jsonl */
+	long		rows_per_file;	/* --rows-per-file, -1 unset */
 } CliOptions;
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);

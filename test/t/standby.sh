@@ -42,8 +42,9 @@ chmod 777 "$work/files"
 stop_all() {
 	local d
 	for d in "$sdir" "$pdir"; do
-		[ -f "$d/data/postmaster.pid" ] &&
-			exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null 2>&1
+		[ -f "$d/data/postmaster.pid" ] || continue
+		exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null 2>&1 ||
+			kill -QUIT "$(head -n 1 "$d/data/postmaster.pid")" 2>/dev/null || true
 	done
 	[ -n "${hold_pid:-}" ] && kill "$hold_pid" 2>/dev/null
 	rm -rf "$work"
