@@ -76,13 +76,15 @@ CREATE FUNCTION exwiw_export(
 	allow_undecided boolean DEFAULT false,
 	files integer[] DEFAULT NULL,
 	ids_by_space jsonb DEFAULT NULL,
+	part integer DEFAULT NULL,
+	parts integer DEFAULT NULL,
 	allow_missing_ids boolean DEFAULT false)
 RETURNS TABLE(file_name text, chunk text)
 AS 'MODULE_PATHNAME', 'exwiw_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, boolean) IS
-'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, integer, integer, boolean) IS
+'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot; part => k, parts => n: the k-th of n parts of each file';
 
 CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
 RETURNS text
@@ -100,6 +102,8 @@ CREATE FUNCTION exwiw_dump_to_file(
 	format text DEFAULT 'insert',
 	compress text DEFAULT 'none',
 	overwrite boolean DEFAULT false,
+	part integer DEFAULT NULL,
+	parts integer DEFAULT NULL,
 	OUT file_name text,
 	OUT rows bigint,
 	OUT bytes bigint)
@@ -107,7 +111,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'exwiw_dump_to_file'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean) IS
+COMMENT ON FUNCTION exwiw_dump_to_file(text, text, text, integer, text, text, boolean, integer, integer) IS
 'Write exwiw_dump''s output as a whole SQL file on the server (SET client_encoding and SET standard_conforming_strings = on first), atomically; compress => ''gzip'' or ''zstd''';
 
 CREATE FUNCTION exwiw_dump_jsonl_to_file(
@@ -117,6 +121,8 @@ CREATE FUNCTION exwiw_dump_jsonl_to_file(
 	omit_nulls boolean DEFAULT false,
 	compress text DEFAULT 'none',
 	overwrite boolean DEFAULT false,
+	part integer DEFAULT NULL,
+	parts integer DEFAULT NULL,
 	OUT file_name text,
 	OUT rows bigint,
 	OUT bytes bigint)
@@ -124,7 +130,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'exwiw_dump_jsonl_to_file'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_dump_jsonl_to_file(text, text, text[], boolean, text, boolean) IS
+COMMENT ON FUNCTION exwiw_dump_jsonl_to_file(text, text, text[], boolean, text, boolean, integer, integer) IS
 'Write exwiw_dump_jsonl''s output as a .jsonl file on the server, atomically; compress => ''gzip'' or ''zstd''';
 
 CREATE FUNCTION exwiw_export_to_dir(
@@ -138,13 +144,15 @@ CREATE FUNCTION exwiw_export_to_dir(
 	compress text DEFAULT 'none',
 	overwrite boolean DEFAULT false,
 	ids_by_space jsonb DEFAULT NULL,
+	part integer DEFAULT NULL,
+	parts integer DEFAULT NULL,
 	allow_missing_ids boolean DEFAULT false)
 RETURNS TABLE(file_name text, rows bigint, bytes bigint)
 AS 'MODULE_PATHNAME', 'exwiw_export_to_dir'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb, boolean) IS
-'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file';
+COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb, integer, integer, boolean) IS
+'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file; part => k, parts => n: each file''s k-th part, as insert-NNN-<table>.partK.sql';
 
 CREATE FUNCTION exwiw_remove_export(dir text)
 RETURNS integer
@@ -169,3 +177,35 @@ LANGUAGE C STABLE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION exwiw_file_prologue() IS
 'The lines a whole SQL file starts with, for a file made of this session''s output (psql -XAt -c "SELECT exwiw_file_prologue()" -c "SELECT exwiw_dump(...)"): SET client_encoding to the encoding the output reaches the client in, then SET standard_conforming_strings = on';
+-- exwiw_dump and exwiw_dump_jsonl take part and parts (issue 23).
+DROP FUNCTION exwiw_dump(text, text, integer, text, integer);
+DROP FUNCTION exwiw_dump_jsonl(text, text[], boolean, integer);
+
+CREATE FUNCTION exwiw_dump(
+	query text,
+	table_name text,
+	rows_per_statement integer DEFAULT NULL,
+	format text DEFAULT 'insert',
+	chunk_bytes integer DEFAULT 262144,
+	part integer DEFAULT NULL,
+	parts integer DEFAULT NULL)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_dump'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump(text, text, integer, text, integer, integer, integer) IS
+'Stream the rows of a read-only query as one INSERT statement (or a COPY block), in text chunks that end between rows; part => k, parts => n: the k-th of n parts, which concatenate to the whole';
+
+CREATE FUNCTION exwiw_dump_jsonl(
+	query text,
+	oid_columns text[] DEFAULT NULL,
+	omit_nulls boolean DEFAULT false,
+	chunk_bytes integer DEFAULT 262144,
+	part integer DEFAULT NULL,
+	parts integer DEFAULT NULL)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'exwiw_dump_jsonl'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_dump_jsonl(text, text[], boolean, integer, integer, integer) IS
+'Stream the rows of a read-only query as JSON Lines of Relaxed Extended JSON (mongoimport input), in chunks of whole lines; part => k, parts => n: the k-th of n parts';

@@ -18,6 +18,8 @@
  *	connection.c	connections, server messages, errors, cancel on signal
  *	export.c		the export subcommand: run the files on one snapshot,
  *					with one connection or several
+ *	dump.c			the dump subcommand: one table or query into files of
+ *					N rows, on one snapshot, with one connection or several
  *	parallel.c		the plan as the client sees it (files, row sets,
  *					sizes), and the files dealt to the workers
  *	stream.c		one connection's stream of (file, chunk) rows into
@@ -72,7 +74,8 @@ typedef enum CliCommand
 {
 	CMD_EXPORT,
 	CMD_EXPLAIN,
-	CMD_SCHEMA
+	CMD_SCHEMA,
+	CMD_DUMP
 } CliCommand;
 
 typedef enum SchemaVerb
@@ -154,6 +157,12 @@ typedef struct CliOptions
 	bool		given_output_format;
 	bool		given_hook;
 	bool		given_jobs;
+
+	/* the dump subcommand */
+	char	   *dump_table;		/* --table */
+	char	   *dump_query;		/* --query */
+	char	   *dump_format;	/* --format: sql | copy | jsonl */
+	long		rows_per_file;	/* --rows-per-file, -1 unset */
 } CliOptions;
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);
@@ -413,6 +422,7 @@ extern void format_count(char *buf, size_t len, double n);
 /* ---------------------------------------------------------------- */
 
 extern int	run_export(CliOptions *opts);
+extern int	run_dump(CliOptions *opts);
 extern int	run_explain(CliOptions *opts);
 extern int	run_schema(CliOptions *opts);
 

@@ -46,6 +46,9 @@ static const char *connect_dbname = NULL;
 /* whether NOTICEs are shown (set by exwiw_connect from the log level) */
 static bool show_notices = false;
 
+/* whether a connection is to a hot standby (its in_hot_standby parameter) */
+static bool connected_to_standby = false;
+
 /*
  * cancel_handler
  *		SIGINT/SIGTERM: cancel the server work on every connection, stop
@@ -273,6 +276,9 @@ exwiw_connect(const CliOptions *opts, const char *purpose)
 	show_notices = (__pg_log_level <= PG_LOG_DEBUG ||
 					(isatty(fileno(stderr)) && !opts->quiet &&
 					 strcmp(opts->log_level ? opts->log_level : "info", "info") == 0));
+	if (PQparameterStatus(conn, "in_hot_standby") != NULL &&
+		strcmp(PQparameterStatus(conn, "in_hot_standby"), "on") == 0)
+		connected_to_standby = true;
 	PQsetNoticeReceiver(conn, notice_receiver, NULL);
 	cancel_register(conn);
 	return conn;
@@ -332,6 +338,9 @@ report_result_error(const PGresult *res, const char *what)
 		pg_log_error_hint("With the exwiw client, --allow-undecided exports them in full.");
 	if (hint && strstr(hint, "allow_missing_ids => true") != NULL)
 		pg_log_error_hint("With the exwiw client, --allow-missing-ids exports the rows of the others.");
+	if (connected_to_standby && state != NULL && strcmp(state, "40001") == 0)
+		pg_log_error_hint("The standby canceled the export to replay the primary's changes (a recovery conflict); nothing was written.  "
+						  "Set hot_standby_feedback = on on the standby, or raise max_standby_streaming_delay, and run the export again.");
 	if (context)
 		pg_log_debug("context: %s", context);
 	if (state)

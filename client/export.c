@@ -332,7 +332,7 @@ run_export(CliOptions *opts)
 
 	sql = psprintf("SELECT (e).file_name, (e).chunk FROM (SELECT %s.exwiw_export($1, $2::pg_catalog.text[], "
 				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[], $7::pg_catalog.jsonb, "
-				   "$8::pg_catalog.bool) AS e) s", nsp);
+				   "allow_missing_ids => $8::pg_catalog.bool) AS e) s", nsp);
 	for (i = 0; i < jobs; i++)
 	{
 		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;

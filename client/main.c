@@ -6,6 +6,7 @@
  *	  exwiw [export] --target-table=shops --ids=1 --schema-dir=schema -o dump
  *	  exwiw explain --target-table=shops --ids=1 --schema-dir=schema
  *	  exwiw schema generate|check|tidy --from-db --schema-dir=schema
+ *	  exwiw dump --table=orders --format=jsonl --rows-per-file=10000 -j 2 -o out
  *
  * The subcommands and flags are the Ruby client's (see options.c), so that
  * scripts written for it keep working; the files come from the server's
@@ -41,6 +42,8 @@ main(int argc, char **argv)
 			return run_explain(&opts);
 		case CMD_SCHEMA:
 			return run_schema(&opts);
+		case CMD_DUMP:
+			return run_dump(&opts);
 	}
 	return 1;
 }

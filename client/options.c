@@ -49,7 +49,11 @@ enum
 	OPT_ALLOW_UNDECIDED,
 	OPT_ALLOW_MISSING_IDS,
 	OPT_SPLIT_ROWS,
-	OPT_ANALYZE
+	OPT_ANALYZE,
+	OPT_TABLE,
+	OPT_QUERY,
+	OPT_FORMAT,
+	OPT_ROWS_PER_FILE
 };
 
 static const struct option long_options[] = {
@@ -82,6 +86,10 @@ static const struct option long_options[] = {
 	{"allow-undecided", no_argument, NULL, OPT_ALLOW_UNDECIDED},
 	{"allow-missing-ids", no_argument, NULL, OPT_ALLOW_MISSING_IDS},
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
+	{"table", required_argument, NULL, OPT_TABLE},
+	{"query", required_argument, NULL, OPT_QUERY},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"rows-per-file", required_argument, NULL, OPT_ROWS_PER_FILE},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
 	{"verbose", no_argument, NULL, 'v'},
@@ -109,6 +117,9 @@ usage(void)
 		   "  schema    Maintain the schema config (generate | check | tidy) by\n"
 		   "            reading the live database; --from-db is required. `check`\n"
 		   "            prints a JSON report and exits 1 when the config needs work.\n"
+		   "  dump      Write one whole table (--table) or query (--query) into files\n"
+		   "            of at most --rows-per-file rows, from one snapshot, with -j N\n"
+		   "            connections: no config, no masks, no closure.\n"
 		   "\n");
 	printf("Connection options (libpq's PG* environment variables apply too):\n"
 		   "    -h, --host=HOST                  Target database host (or socket directory)\n"
@@ -150,8 +161,8 @@ usage(void)
 		   "                                     tables dealt largest first; the directory is\n"
 		   "                                     byte-identical to -j 1. (also --jobs)\n"
 		   "        --split-rows=N               Split tables into part files of N rows: not\n"
-		   "                                     supported yet (the server cannot stream part of\n"
-		   "                                     a table's file); a table is never split, so its\n"
+		   "                                     supported yet (this client does not write part\n"
+		   "                                     files); a table is never split, so its\n"
 		   "                                     file stays one file, byte-identical to -j 1.\n"
 		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
 		   "                                     have no mask, and tables that no rule ties to\n"
@@ -164,6 +175,17 @@ usage(void)
 		   "    -q, --quiet                      No progress display, no summary: only errors\n"
 		   "    Progress (per table rows and bytes against the estimate, an overall bar\n"
 		   "    with an ETA, and a summary line) is shown on stderr when it is a terminal.\n"
+		   "\n");
+	printf("Dump options:\n"
+		   "        --table=TABLE                The table to write, in primary key order\n"
+		   "        --query=QUERY                Or a read-only query (ordered by a unique key);\n"
+		   "                                     --table then names its files and statements\n"
+		   "        --format=FORMAT              sql (default: INSERTs of 10,000 rows), copy or\n"
+		   "                                     jsonl (Extended JSON Lines)\n"
+		   "        --rows-per-file=N            Files of at most N rows, insert-001-<table>.partK.\n"
+		   "                                     <ext>, each loadable by itself; --table: split by\n"
+		   "                                     primary key range; --query: jsonl only\n"
+		   "    -o, -j, --force, -q              As for export\n"
 		   "\n");
 	printf("Explain options:\n"
 		   "        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
@@ -282,6 +304,7 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	opts->command = CMD_EXPORT;
 	opts->jobs = -1;
 	opts->split_rows = -1;
+	opts->rows_per_file = -1;
 
 	/* --help and --version anywhere, before anything else, as PG clients */
 	if (argc > 1 && (strcmp(argv[1], "-?") == 0))
@@ -296,6 +319,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			opts->command = CMD_EXPORT, first = 2;
 		else if (strcmp(argv[1], "explain") == 0)
 			opts->command = CMD_EXPLAIN, first = 2;
+		else if (strcmp(argv[1], "dump") == 0)
+			opts->command = CMD_DUMP, first = 2;
 		else if (strcmp(argv[1], "schema") == 0)
 		{
 			opts->command = CMD_SCHEMA;
@@ -428,6 +453,18 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_SPLIT_ROWS:
 				opts->split_rows = parse_int_option(optarg, "--split-rows");
 				break;
+			case OPT_TABLE:
+				opts->dump_table = pg_strdup(optarg);
+				break;
+			case OPT_QUERY:
+				opts->dump_query = pg_strdup(optarg);
+				break;
+			case OPT_FORMAT:
+				opts->dump_format = pg_strdup(optarg);
+				break;
+			case OPT_ROWS_PER_FILE:
+				opts->rows_per_file = parse_int_option(optarg, "--rows-per-file");
+				break;
 			case 'q':
 				opts->quiet = true;
 				break;
@@ -504,6 +541,56 @@ set_log_level(const char *level)
 		pg_log_error_hint("Use one of debug, info, warn, error.");
 		exit(1);
 	}
+}
+
+/*
+ * check_dump_options
+ *		The dump subcommand's options: --table or --query (with --query,
+ *		--table only names the output), a format,
+ *		a positive --rows-per-file (with --query, JSON Lines only: a part of
+ *		a query's INSERT or COPY output is not a file of its own), and none
+ *		of the export's target options.
+ */
+static void
+check_dump_options(CliOptions *opts)
+{
+	if (opts->dump_table == NULL && opts->dump_query == NULL)
+	{
+		pg_log_error("exwiw dump needs --table or --query");
+		pg_log_error_hint("Write a whole table with --table=orders, or a query's rows with --query='SELECT ...' (--table then names its files and statements).");
+		exit(1);
+	}
+	if (opts->target_table || ids_any_given(&opts->ids) ||
+		opts->with_schema || opts->after_insert_hook || opts->given_output_format ||
+		opts->split_rows != -1)
+	{
+		pg_log_error("exwiw dump takes no --target-table, --ids, --output-format, --with-schema, --split-rows or --after-insert-hook");
+		pg_log_error_hint("Use --format=sql|copy|jsonl; exwiw dump writes rows as they are, with no config and no masks.");
+		exit(1);
+	}
+	if (opts->dump_format == NULL)
+		opts->dump_format = pg_strdup("sql");
+	if (strcmp(opts->dump_format, "sql") != 0 && strcmp(opts->dump_format, "copy") != 0 &&
+		strcmp(opts->dump_format, "jsonl") != 0)
+	{
+		pg_log_error("invalid format '%s'. Available options are: sql, copy, jsonl", opts->dump_format);
+		exit(1);
+	}
+	if (opts->rows_per_file != -1 && opts->rows_per_file < 1)
+	{
+		pg_log_error("--rows-per-file must be a positive integer (got %ld)", opts->rows_per_file);
+		exit(1);
+	}
+	if (opts->dump_query && opts->rows_per_file != -1 && strcmp(opts->dump_format, "jsonl") != 0)
+	{
+		pg_log_error("--rows-per-file with --query needs --format=jsonl");
+		pg_log_error_hint("A part of a query's INSERT or COPY output does not load by itself; use --table, whose files are split by primary key range.");
+		exit(1);
+	}
+	if (opts->output_dir == NULL)
+		opts->output_dir = pg_strdup("dump");
+	if (opts->jobs < 1)
+		opts->jobs = 1;
 }
 
 /*
@@ -589,7 +676,19 @@ check_options(CliOptions *opts)
 		pg_log_warning("--scope-column is deprecated; declare a per-table `scope_column:` in the schema config and drop the flag instead.");
 	}
 
-	/* 12. explain: export-only options */
+	/* 12. dump: its own options */
+	if (opts->command == CMD_DUMP)
+	{
+		check_dump_options(opts);
+		return;
+	}
+	if (opts->dump_table || opts->dump_query || opts->dump_format || opts->rows_per_file != -1)
+	{
+		pg_log_error("--table, --query, --format and --rows-per-file apply to the dump subcommand only");
+		exit(1);
+	}
+
+	/* 13. explain: export-only options */
 	if (opts->command == CMD_EXPLAIN)
 	{
 		StringInfoData s;
@@ -617,7 +716,7 @@ check_options(CliOptions *opts)
 		exit(1);
 	}
 
-	/* 13. schema */
+	/* 14. schema */
 	if (opts->command == CMD_SCHEMA)
 	{
 		if (opts->verb == VERB_NONE || opts->verb == VERB_UNKNOWN)
@@ -701,8 +800,8 @@ check_options(CliOptions *opts)
 
 	if (opts->split_rows != -1)
 	{
-		pg_log_error("--split-rows is not supported yet: the server cannot stream part of a table's file");
-		pg_log_error_hint("Use --parallel-workers to export several tables at once.");
+		pg_log_error("--split-rows is not supported yet: this client does not write part files");
+		pg_log_error_hint("Use --parallel-workers to export several tables at once, or exwiw_export(..., part => k, parts => n) for part of a file.");
 		exit(1);
 	}
 

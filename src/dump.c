@@ -8,11 +8,19 @@
  *	  exwiw_dump(query text, table_name text,
  *				 rows_per_statement integer DEFAULT NULL,
  *				 format text DEFAULT 'insert',
- *				 chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
+ *				 chunk_bytes integer DEFAULT 262144,
+ *				 part integer DEFAULT NULL, parts integer DEFAULT NULL)
+ *		RETURNS SETOF text
  *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
  *					   omit_nulls boolean DEFAULT false,
- *					   chunk_bytes integer DEFAULT 262144) RETURNS SETOF text
+ *					   chunk_bytes integer DEFAULT 262144,
+ *					   part integer DEFAULT NULL, parts integer DEFAULT NULL)
+ *		RETURNS SETOF text
  *	  exwiw_file_prologue() RETURNS text
+ *
+ * part => k, parts => n: only the k-th of n parts of the output, split
+ * between rows by row count, so that the parts' outputs concatenate to the
+ * whole output (stream.c).
  *
  * exwiw_dump writes the statements alone; exwiw_file_prologue gives the
  * lines that make them a whole file when written from the client's end.
@@ -97,6 +105,7 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		writer = exwiw_sql_writer_create(&opts);
 		q.sql = query;
 		q.context = "exwiw_dump, reading the query";
+		exwiw_part_args(fcinfo, 5, fn, &q);
 		exwiw_srf_start(fcinfo, funcctx,
 						exwiw_stream_open(fn, &q, writer, chunk_bytes,
 										  funcctx->multi_call_memory_ctx));
@@ -140,6 +149,7 @@ exwiw_dump_jsonl(PG_FUNCTION_ARGS)
 
 			q.sql = query;
 			q.context = "exwiw_dump_jsonl, reading the query";
+			exwiw_part_args(fcinfo, 4, fn, &q);
 			exwiw_srf_start(fcinfo, funcctx,
 							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
 											  chunk_bytes,

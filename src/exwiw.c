@@ -177,6 +177,41 @@ exwiw_extension_schema(void)
 }
 
 /*
+ * exwiw_part_args
+ *		Read and check the part and parts arguments at argno and argno + 1
+ *		into q: both NULL (or absent: the 1.1 declarations before parts
+ *		existed) for the whole output, else 1 <= part <= parts.
+ */
+void
+exwiw_part_args(FunctionCallInfo fcinfo, int argno, const char *funcname,
+				ExwiwQuery *q)
+{
+	bool		has_part = EXWIW_HAS_ARG(fcinfo, argno) && !PG_ARGISNULL(argno);
+	bool		has_parts = EXWIW_HAS_ARG(fcinfo, argno + 1) && !PG_ARGISNULL(argno + 1);
+	int			part;
+	int			parts;
+
+	q->part = 0;
+	q->parts = 0;
+	if (!has_part && !has_parts)
+		return;
+	if (has_part != has_parts)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs both part and parts, or neither", funcname),
+				 errhint("Pass part => k, parts => n for the k-th of n parts of the output.")));
+	part = PG_GETARG_INT32(argno);
+	parts = PG_GETARG_INT32(argno + 1);
+	if (parts < 1 || part < 1 || part > parts)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("part %d of %d parts is out of range", part, parts),
+				 errhint("parts must be positive, and part between 1 and parts.")));
+	q->part = part;
+	q->parts = parts;
+}
+
+/*
  * exwiw_rows_per_statement_arg
  *		Read and check a rows_per_statement argument: NULL (one statement,
  *		returned as 0) or positive, and only for the INSERT format.

@@ -82,7 +82,9 @@ typedef struct ExwiwStream ExwiwStream;
  * name in it qualified; it is parsed with search_path = pg_catalog, pg_temp.
  * error_table: the rows hold masked values, so an error raised while
  * reading them names this table and masked_columns instead of carrying the
- * original message.  context: the error context line.
+ * original message.  context: the error context line.  part, parts: read
+ * only the part-th of parts parts of the rows (1-based; parts = 0: all of
+ * them), see exwiw_stream_open.
  */
 typedef struct ExwiwQuery
 {
@@ -95,6 +97,8 @@ typedef struct ExwiwQuery
 	const char *error_table;
 	const char *masked_columns;
 	const char *context;
+	int			part;
+	int			parts;
 } ExwiwQuery;
 
 /* ident.c */
@@ -182,6 +186,8 @@ extern void exwiw_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *funcname, const char *argname);
 extern int	exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno,
 								  const char *funcname);
+extern void exwiw_part_args(FunctionCallInfo fcinfo, int argno,
+							const char *funcname, ExwiwQuery *q);
 extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
 										  ExwiwSqlFormat format);
 
@@ -200,6 +206,7 @@ extern bool exwiw_sets_as_ctes;
 /* file_name.c */
 extern char *exwiw_file_name(int seq, int width, const char *table,
 							 const char *ext);
+extern char *exwiw_part_file_name(const char *name, int part);
 
 /* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */
 struct ExjError;

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * file_name.c
- *	  The name of a table's file: insert-NNN-<table>.<ext>.
+ *	  The name of a table's file: insert-NNN-<table>.<ext>, and of its
+ *	  k-th part: insert-NNN-<table>.partK.<ext>.
  *
  * One function names every file exwiw writes or returns, so the SQL
  * functions, the server-side sinks and the client agree.  NNN is the
@@ -37,4 +38,18 @@ exwiw_file_name(int seq, int width, const char *table, const char *ext)
 	}
 	appendStringInfo(&s, ".%s", ext);
 	return s.data;
+}
+
+/*
+ * exwiw_part_file_name
+ *		The name of part k of a file named name: ".part<k>" before the
+ *		extension (insert-003-orders.part2.sql), palloc'd.
+ */
+char *
+exwiw_part_file_name(const char *name, int part)
+{
+	const char *dot = strrchr(name, '.');
+	int			stem = dot ? (int) (dot - name) : (int) strlen(name);
+
+	return psprintf("%.*s.part%d%s", stem, name, part, dot ? dot : "");
 }

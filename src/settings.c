@@ -6,7 +6,10 @@
  * Output functions read DateStyle, IntervalStyle, extra_float_digits and
  * bytea_output.  While exwiw formats values, these are pinned to what the
  * dump format requires (the same choice pg_dump makes); the caller's values
- * come back when the formatting call returns.  TimeZone is deliberately left
+ * come back when the formatting call returns.  synchronize_seqscans is
+ * pinned off as well, so that a sequential scan returns a table's rows in
+ * the same order whatever other scans run: the parts of a file, read by
+ * several connections, must see the rows in one order.  TimeZone is deliberately left
  * alone: a timestamptz literal carries its offset.
  *
  * The pinning uses a GUC nest level, as a function's SET clause does, so an
@@ -49,6 +52,8 @@ exwiw_pin_output_settings(void)
 	if (extra_float_digits < 1)
 		pin_one("extra_float_digits", "1");
 	pin_one("bytea_output", "hex");
+	/* a scan starts at the table's first page, whoever else is scanning it */
+	pin_one("synchronize_seqscans", "off");
 	return nestlevel;
 }
 

@@ -5,13 +5,13 @@
  *	  exwiw.h) into files on the database server.
  *
  *	  exwiw_dump_to_file(path, query, table_name, rows_per_statement,
- *						 format, compress, overwrite)
+ *						 format, compress, overwrite, part, parts)
  *	  exwiw_dump_jsonl_to_file(path, query, oid_columns, omit_nulls,
- *							   compress, overwrite)
+ *							   compress, overwrite, part, parts)
  *		-> (file_name text, rows bigint, bytes bigint)
  *	  exwiw_export_to_dir(dir, target_table, ids, config, format,
  *						  allow_undecided, files, compress, overwrite,
- *						  ids_by_space, allow_missing_ids)
+ *						  ids_by_space, part, parts, allow_missing_ids)
  *		-> SETOF (file_name text, rows bigint, bytes bigint)
  *	  exwiw_remove_export(dir) -> integer
  *
@@ -264,6 +264,7 @@ exwiw_dump_to_file(PG_FUNCTION_ARGS)
 	opts.server_file = true;
 	q.sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	q.context = "exwiw_dump_to_file, reading the query";
+	exwiw_part_args(fcinfo, 7, fn, &q);
 	PG_RETURN_DATUM(write_one_file(fcinfo, &sf, path, overwrite, &q,
 								   exwiw_sql_writer_create(&opts)));
 }
@@ -291,6 +292,7 @@ exwiw_dump_jsonl_to_file(PG_FUNCTION_ARGS)
 									   PG_GETARG_BOOL(3));
 	q.sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	q.context = "exwiw_dump_jsonl_to_file, reading the query";
+	exwiw_part_args(fcinfo, 6, fn, &q);
 	PG_RETURN_DATUM(write_one_file(fcinfo, &sf, path, overwrite, &q, writer));
 }
 
@@ -314,9 +316,11 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	ErrorContextCallback errcb;
 	const char *suffix;
+	ExwiwQuery	part = {0};
 	int			i;
 
 	dir = sink_args(fcinfo, fn, "dir", 7, 8, &sf, &overwrite);
+	exwiw_part_args(fcinfo, 10, fn, &part);
 	InitMaterializedSRF(fcinfo, 0);
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "exwiw_export_to_dir",
@@ -330,7 +334,7 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	errcb.arg = &sf;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	run = subset_export_prepare(fn, fcinfo, 1, 9, 10, cxt, &format, &plan);
+	run = subset_export_prepare(fn, fcinfo, 1, 9, 12, cxt, &format, &plan);
 
 	for (i = 0; i < plan->nfiles; i++)
 	{
@@ -345,8 +349,11 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 		filecxt = AllocSetContextCreate(cxt, "exwiw_export_to_dir file",
 										ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(filecxt);
-		name = psprintf("%s%s", plan->files[i].file_name, suffix);
-		stream = subset_export_open_file(plan, run, i, format, true, filecxt);
+		name = psprintf("%s%s", part.parts > 0 ?
+						exwiw_part_file_name(plan->files[i].file_name, part.part) :
+						plan->files[i].file_name, suffix);
+		stream = subset_export_open_file(plan, run, i, format, true, part.part,
+										 part.parts, filecxt);
 		if (sink_drain(&sf, stream, name))
 		{
 			Datum		values[3];

@@ -80,6 +80,7 @@ extern ExwiwStream *subset_export_open_file(struct SubsetPlan *plan,
 											struct SubsetRun *run, int file,
 											ExwiwSqlFormat format,
 											bool server_file,
+											int part, int parts,
 											MemoryContext cxt);
 
 #endif							/* EXWIW_SINK_H */

@@ -35,6 +35,19 @@
  * the executor when it stops early, a memory-context callback takes the
  * stream off the list, and transaction abort releases the resource owner.
  *
+ * Part of the output (part => k, parts => n): the stream first counts the
+ * query's rows (SELECT count(*) FROM (query), its own executor on the same
+ * snapshot), then reads the query again, skipping the rows before its part
+ * without formatting them and stopping at the first row after it.  Part k
+ * holds rows [(k - 1) N / n, k N / n) of N, numbered as in the whole output,
+ * so the writer frames them as there: the prologue and a statement header
+ * come where the whole output has them, and a part that is not the last
+ * ends with the text that follows its last row there ("," or ";") instead of
+ * the writer's finish.  The parts' chunks, each followed by "\n", concatenate
+ * to the whole output byte for byte, provided the query returns its rows in
+ * the same order each time (an ORDER BY on a unique key; exwiw's own
+ * queries have one).  A count that the reading does not match is an error.
+ *
  * A held cursor (DECLARE ... WITH HOLD) works: at COMMIT its query runs
  * again from the start into the cursor's store, which opens a new stream.
  *
@@ -94,7 +107,16 @@ struct ExwiwStream
 	bool		stopped;		/* receiver stopped the run: chunk ready */
 	bool		exhausted;		/* cursor returned its last row */
 	bool		finished;		/* last chunk returned */
-	uint64		nrows;			/* rows formatted so far */
+	uint64		nrows;			/* rows read so far (formatted from lo on) */
+
+	/* part of the output: rows [lo, hi) of total (else 0, UINT64_MAX, 0) */
+	int			part;
+	int			parts;
+	uint64		lo;
+	uint64		hi;
+	uint64		total;
+	bool		part_ended;		/* a row after the part came: stopped there */
+	uint64		counted;		/* the count query's result */
 
 	StreamReceiver receiver;
 };
@@ -152,8 +174,28 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 	CHECK_FOR_INTERRUPTS();
 	Assert(!s->stopped);
 
+	/* a row before the part: skipped, not formatted */
+	if (s->nrows < s->lo)
+	{
+		s->nrows++;
+		return true;
+	}
+	/* the first row after the part: end the part as the whole output goes on */
+	if (s->nrows >= s->hi)
+	{
+		if (s->nrows > s->lo && s->writer->between)
+		{
+			old = MemoryContextSwitchTo(s->rowcxt);
+			s->writer->between(s->writer, buf, s->nrows);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(s->rowcxt);
+		}
+		s->part_ended = true;
+		return false;
+	}
+
 	old = MemoryContextSwitchTo(s->rowcxt);
-	if (s->nrows > 0)
+	if (s->nrows > s->lo)
 	{
 		if (s->writer->between)
 			s->writer->between(s->writer, buf, s->nrows);
@@ -216,6 +258,8 @@ stream_error_context(void *arg)
 }
 
 static void release_owner(ExwiwStream *s, bool isCommit);
+static void run_executor(ExwiwStream *s);
+static void close_executor(ExwiwStream *s);
 
 /* Streams whose executor is open, for the subtransaction callback. */
 static dlist_head open_streams = DLIST_STATIC_INIT(open_streams);
@@ -406,11 +450,81 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 }
 
 /*
+ * count_receive
+ *		DestReceiver callback of the count query: keep its one value.
+ */
+static bool
+count_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	ExwiwStream *s = ((StreamReceiver *) self)->stream;
+	bool		isnull;
+	Datum		d = slot_getattr(slot, 1, &isnull);
+
+	s->counted = isnull ? 0 : (uint64) DatumGetInt64(d);
+	return true;
+}
+
+/*
+ * count_rows
+ *		The number of rows of q, by SELECT count(*) FROM (q), run to its end
+ *		on the stream's executor slot (which it leaves closed) and snapshot.
+ *		The statement's own text is taken from the parse, without a
+ *		trailing semicolon; a newline before the closing parenthesis ends a
+ *		trailing "--" comment.
+ */
+static uint64
+count_rows(ExwiwStream *s, const ExwiwQuery *q)
+{
+	ExwiwQuery	cq = *q;
+	List	   *raw;
+	RawStmt    *rs;
+	int			loc;
+	int			len;
+	int			nest = -1;
+
+	if (q->pin_search_path)
+		nest = exwiw_pin_search_path();
+	raw = pg_parse_query(q->sql);
+	if (nest >= 0)
+		exwiw_restore_settings(nest);
+	exwiw_check_statements(list_length(raw));
+	rs = linitial_node(RawStmt, raw);
+	loc = rs->stmt_location > 0 ? rs->stmt_location : 0;
+	len = rs->stmt_len > 0 ? rs->stmt_len : (int) strlen(q->sql + loc);
+	cq.sql = psprintf("SELECT pg_catalog.count(*) FROM (\n%.*s\n) AS exwiw_part",
+					  len, q->sql + loc);
+	cq.parts = 0;
+
+	s->receiver.pub.receiveSlot = count_receive;
+	s->counted = 0;
+	(void) start_executor(s, &cq);
+	run_executor(s);
+	close_executor(s);
+	s->receiver.pub.receiveSlot = stream_receive;
+	return s->counted;
+}
+
+/*
+ * stream_own
+ *		Give the stream a resource owner of its own and put it on the list
+ *		of open streams.
+ */
+static void
+stream_own(ExwiwStream *s)
+{
+	s->owner = ResourceOwnerCreate(TopTransactionResourceOwner, "exwiw stream");
+	s->subid = GetCurrentSubTransactionId();
+	dlist_push_head(&open_streams, &s->node);
+	s->listed = true;
+}
+
+/*
  * exwiw_stream_open
  *		Check q, start an executor on it and prepare the writer.
  *
  * funcname names the SQL function in error messages.  All state is
- * allocated in cxt, which must live as long as the stream is used.
+ * allocated in cxt, which must live as long as the stream is used.  With
+ * q->parts > 0 the rows are counted first (see the file header).
  */
 ExwiwStream *
 exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
@@ -447,10 +561,9 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 		RegisterSubXactCallback(stream_subxact_callback, NULL);
 		subxact_callback_registered = true;
 	}
-	s->owner = ResourceOwnerCreate(TopTransactionResourceOwner, "exwiw stream");
-	s->subid = GetCurrentSubTransactionId();
-	dlist_push_head(&open_streams, &s->node);
-	s->listed = true;
+	s->lo = 0;
+	s->hi = PG_UINT64_MAX;
+	stream_own(s);
 	cb->func = stream_context_gone;
 	cb->arg = s;
 	MemoryContextRegisterResetCallback(cxt, cb);
@@ -459,6 +572,20 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 	errcb.arg = s;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
+	if (q->parts > 0)
+	{
+		uint64		n = count_rows(s, q);
+		uint64		k = (uint64) q->part;
+		uint64		m = (uint64) q->parts;
+
+		/* floor((k - 1) n / m) and floor(k n / m), without overflow */
+		s->part = q->part;
+		s->parts = q->parts;
+		s->total = n;
+		s->lo = (n / m) * (k - 1) + (n % m) * (k - 1) / m;
+		s->hi = (n / m) * k + (n % m) * k / m;
+		stream_own(s);
+	}
 	desc = start_executor(s, q);
 	error_context_stack = errcb.previous;
 	writer->begin(writer, desc, cxt);
@@ -613,6 +740,35 @@ check_usable(ExwiwStream *s)
 }
 
 /*
+ * check_part_count
+ *		A part's reading ended: the rows must be those counted.  The query
+ *		ended before the part's end, or went on after the last part: it
+ *		does not return the same rows each time it runs.
+ */
+static void
+check_part_count(ExwiwStream *s)
+{
+	if (s->parts == 0)
+		return;
+	if ((s->part_ended && s->part < s->parts) ||
+		(!s->part_ended && s->nrows == s->total))
+		return;
+	if (s->part_ended)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s could not read part %d of %d: the query returned " UINT64_FORMAT " rows when counted, and more when read",
+						s->funcname, s->part, s->parts, s->total),
+				 errdetail("Parts need a query that returns the same rows in the same order each time it runs."),
+				 errhint("Read the parts on one snapshot, from a query without volatile functions, ordered by a unique key.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("%s could not read part %d of %d: the query returned " UINT64_FORMAT " rows when counted, and " UINT64_FORMAT " when read",
+					s->funcname, s->part, s->parts, s->total, s->nrows),
+			 errdetail("Parts need a query that returns the same rows in the same order each time it runs."),
+			 errhint("Read the parts on one snapshot, from a query without volatile functions, ordered by a unique key.")));
+}
+
+/*
  * exwiw_stream_next
  *		Return the next chunk, or NULL when the output is complete.
  *
@@ -635,20 +791,22 @@ exwiw_stream_next(ExwiwStream *s)
 		if (s->stopped)
 		{
 			/* stopped only by a full chunk, after at least two rows */
-			Assert(s->nrows >= 2 && s->ready != s->cur);
+			Assert(s->nrows - s->lo >= 2 && s->ready != s->cur);
 			return chunk_text(&s->bufs[s->ready]);
 		}
 		s->exhausted = true;
 		close_executor(s);
+		check_part_count(s);
 	}
 
 	/* The data is complete: finish the output in the current chunk. */
 	s->finished = true;
-	if (s->nrows == 0)
+	if (s->nrows <= s->lo)
 		return NULL;
 	buf = &s->bufs[s->cur];
 	Assert(buf->len > VARHDRSZ);	/* the last row is in it */
-	if (s->writer->finish)
+	/* a part before the last ends as the whole output goes on */
+	if (s->writer->finish && !s->part_ended)
 		s->writer->finish(s->writer, buf, s->nrows);
 	return chunk_text(buf);
 }
@@ -669,10 +827,10 @@ exwiw_stream_close(ExwiwStream *s)
 
 /*
  * exwiw_stream_rows
- *		Number of rows formatted so far.
+ *		Number of rows formatted so far (of the part, for a part).
  */
 uint64
 exwiw_stream_rows(ExwiwStream *s)
 {
-	return s->nrows;
+	return s->nrows > s->lo ? s->nrows - s->lo : 0;
 }

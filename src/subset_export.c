@@ -9,6 +9,7 @@
  *				   allow_undecided boolean DEFAULT false,
  *				   files integer[] DEFAULT NULL,
  *				   ids_by_space jsonb DEFAULT NULL,
+ *				   part integer DEFAULT NULL, parts integer DEFAULT NULL,
  *				   allow_missing_ids boolean DEFAULT false)
  *		RETURNS TABLE(file_name text, chunk text)
  *
@@ -18,7 +19,10 @@
  * extraction query through the SQL writer, which frames the file
  * (sql_writer.c: the prologue, the statements, the setval lines), and its
  * chunks are returned tagged with the file name.  A table with no rows
- * produces no chunk, hence no file.
+ * produces no chunk, hence no file.  With part => k, parts => n, each
+ * file's stream reads only the k-th of its n parts (stream.c), under the
+ * file's own name: the parts of one file, from connections that share a
+ * snapshot, concatenate to the file.
  *
  * One snapshot: every query reads the caller's active snapshot, which is
  * the same for every call of this function within one statement; nothing
@@ -53,6 +57,7 @@ typedef struct SubsetExport
 	text	   *file_name;		/* file name of the open stream */
 	MemoryContext stream_cxt;	/* memory of the open stream */
 	TupleDesc	desc;
+	ExwiwQuery	part;			/* part and parts of each file, or 0 */
 } SubsetExport;
 
 /*
@@ -94,7 +99,8 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	old = MemoryContextSwitchTo(ex->stream_cxt);
 	ex->file_name = cstring_to_text(ex->plan->files[ex->cur].file_name);
 	ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
-										 false, ex->stream_cxt);
+										 false, ex->part.part, ex->part.parts,
+										 ex->stream_cxt);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -102,13 +108,15 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 /*
  * subset_export_open_file
  *		Open the stream of file number `file` of a prepared plan, with the
- *		writer that frames the file, in cxt.  Shared with the directory sink
- *		(sink.c), so that both write the same bytes but for the encoding
- *		line: server_file when the server writes the file itself.
+ *		writer that frames the file, in cxt; only its part-th of parts parts
+ *		when parts > 0.  Shared with the directory sink (sink.c), so that
+ *		both write the same bytes but for the encoding line: server_file
+ *		when the server writes the file itself.
  */
 ExwiwStream *
 subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 						ExwiwSqlFormat format, bool server_file,
+						int part, int parts,
 						MemoryContext cxt)
 {
 	SubsetTable *t = &plan->cfg->tables[plan->files[file].table];
@@ -120,6 +128,8 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	int			c;
 
 	subset_run_file_query(run, file, &q);
+	q.part = part;
+	q.parts = parts;
 	if (format == EXWIW_FORMAT_JSONL)
 	{
 		/* one Extended JSON document per row, nothing else in the file */
@@ -263,7 +273,8 @@ exwiw_export(PG_FUNCTION_ARGS)
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
-		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 7,
+		exwiw_part_args(fcinfo, 7, fn, &ex->part);
+		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 9,
 										funcctx->multi_call_memory_ctx,
 										&ex->format, &ex->plan);
 

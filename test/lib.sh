@@ -14,7 +14,7 @@
 #                        client lands in $EXWIW_BIN
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]  initdb a throwaway
 #                        cluster's data directory (exwiw_cluster_start,
-#                        test/citus's nodes)
+#                        test/t/standby.sh's primary)
 # exwiw_cluster_start DIR PORT   initdb + start a throwaway cluster as a
 #                        non-root OS user; exports PGHOST/PGPORT/PGUSER
 # exwiw_cluster_stop DIR stop it (also registered as an EXIT trap)

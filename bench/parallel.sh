@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# bench/parallel.sh: one large table into many files, one connection against
+# two connections on one exported snapshot, with 100 COPY runs as the limit
+# (issue 23).
+#
+#   bench/parallel.sh [ROWS [FILES]]     default 1,000,000 rows, 100 files
+#
+# ROWS rows x 8 mixed columns (bench/common.sh), into FILES files of
+# ROWS / FILES rows each, in JSON Lines and in SQL (INSERTs of 10,000 rows),
+# with one command: exwiw dump --table --rows-per-file (key ranges of the
+# primary key, the boundaries from one row_number() pass on the snapshot,
+# counted in the time), -j 1 and -j 2; against the same key ranges as
+# COPY (query) TO STDOUT runs, one psql session and two on one exported
+# snapshot: the limit (the server's own text output, no framing)
+# and one whole file against its two parts (part => k, parts => 2) read by
+# two sessions on one snapshot.  Best of EXWIW_BENCH_RUNS (default 3),
+# alternating; prints the machine's load (uptime) before and after.
+source "$(dirname "$0")/common.sh"
+rows=${1:-1000000}
+files=${2:-100}
+runs=${EXWIW_BENCH_RUNS:-3}
+bench_cluster
+PATH=$EXWIW_BIN:$PATH
+export PGDATABASE=${PGDATABASE:-postgres}
+out=$BENCH_OUT
+bench_fill_mixed "$rows" bench_par
+
+# the key ranges: FILES ranges of ROWS / FILES rows
+bounds() {
+	psql -XAt -F ' ' -c "SELECT min(id), max(id) FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) * $files / $rows AS f FROM bench_par) s GROUP BY f ORDER BY f"
+}
+
+# script FORMAT SHARE OF: the psql script that writes every OF-th file from
+# SHARE (0-based) into $out/FORMAT/
+script() {
+	local fmt=$1 share=$2 of=$3 i=0 lo hi q
+	while read -r lo hi; do
+		if [ $((i % of)) -eq "$share" ]; then
+			q="SELECT * FROM bench_par WHERE id BETWEEN $lo AND $hi ORDER BY id"
+			case $fmt in
+				jsonl) echo "SELECT exwiw_dump_jsonl('$q') \\g $out/$fmt/insert-$i-bench_par.jsonl" ;;
+				sql) echo "SELECT exwiw_dump('$q', 'bench_par', 10000) \\g $out/$fmt/insert-$i-bench_par.sql" ;;
+				copy) echo "COPY ($q) TO STDOUT \\g $out/$fmt/copy-$i.txt" ;;
+			esac
+		fi
+		i=$((i + 1))
+	done < <(bounds)
+}
+
+# on_snapshot SNAP: psql reading a script on stdin in a transaction on SNAP
+on_snapshot() {
+	{
+		echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
+		echo "SET TRANSACTION SNAPSHOT '$1';"
+		cat
+		echo "COMMIT;"
+	} | psql -XAtq -v ON_ERROR_STOP=1 -v FETCH_COUNT=16 >/dev/null
+}
+
+# with_snapshot CONNS CMD: export a snapshot from a holder session (a
+# coprocess), run CMD SNAP CONNS, end the holder
+with_snapshot() {
+	local conns=$1 snap
+	shift
+	coproc HOLD { psql -XAtq; }
+	echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT pg_export_snapshot();" >&"${HOLD[1]}"
+	IFS= read -r snap <&"${HOLD[0]}"
+	"$@" "$snap" "$conns"
+	echo "COMMIT;" >&"${HOLD[1]}"
+	echo '\q' >&"${HOLD[1]}"
+	wait "$HOLD_PID" 2>/dev/null || true
+}
+
+# dump_run FORMAT JOBS: exwiw dump of the whole table into FILES files
+dump_run() {
+	rm -rf "${out:?}/d_$1"
+	exwiw dump --table=bench_par --format="$1" --rows-per-file=$((rows / files)) -j "$2" -q -o "$out/d_$1"
+}
+
+# files_run FORMAT SNAP CONNS: every file, dealt to CONNS sessions
+files_run() {
+	local fmt=$1 snap=$2 conns=$3 k pids=()
+	rm -rf "${out:?}/$fmt"
+	mkdir -p "$out/$fmt"
+	for ((k = 0; k < conns; k++)); do
+		script "$fmt" "$k" "$conns" | on_snapshot "$snap" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
+
+# parts_run FORMAT SNAP CONNS: one whole file as CONNS parts, one per session
+parts_run() {
+	local fmt=$1 snap=$2 conns=$3 k pids=() call
+	rm -rf "${out:?}/p_$fmt"
+	mkdir -p "$out/p_$fmt"
+	for ((k = 1; k <= conns; k++)); do
+		if [ "$fmt" = jsonl ]; then
+			call="exwiw_dump_jsonl('SELECT * FROM bench_par ORDER BY id', part => $k, parts => $conns)"
+		else
+			call="exwiw_dump('SELECT * FROM bench_par ORDER BY id', 'bench_par', 10000, part => $k, parts => $conns)"
+		fi
+		echo "SELECT $call \\g $out/p_$fmt/part$k" | on_snapshot "$snap" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
+
+# timed NAME CMD...: wall seconds of CMD into best[NAME] (the best run)
+declare -A best
+timed() {
+	local name=$1 t0 t1 s
+	shift
+	t0=$(date +%s%N)
+	"$@"
+	t1=$(date +%s%N)
+	s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	if [ -z "${best[$name]:-}" ] || awk -v x="$s" -v y="${best[$name]}" 'BEGIN { exit !(x < y) }'; then
+		best[$name]=$s
+	fi
+	echo "# run: $name $s s" >&2
+}
+
+echo "# load before: $(uptime)"
+for ((r = 0; r < runs; r++)); do
+	for fmt in jsonl sql; do
+		timed "$fmt 1" dump_run "$fmt" 1
+		timed "$fmt 2" dump_run "$fmt" 2
+	done
+	timed "copy 1" with_snapshot 1 files_run copy
+	timed "copy 2" with_snapshot 2 files_run copy
+	for fmt in jsonl sql; do
+		timed "$fmt whole 1" with_snapshot 1 parts_run "$fmt"
+		timed "$fmt whole 2" with_snapshot 2 parts_run "$fmt"
+	done
+done
+echo "# load after: $(uptime)"
+
+# the parts concatenate to the whole
+for fmt in jsonl sql; do
+	with_snapshot 2 parts_run "$fmt"
+	cat "$out/p_$fmt/part1" "$out/p_$fmt/part2" >"$out/joined_$fmt"
+	with_snapshot 1 parts_run "$fmt"
+	cmp -s "$out/joined_$fmt" "$out/p_$fmt/part1" && echo "# $fmt: 2 parts = the whole file, byte for byte" ||
+		echo "# $fmt: PARTS DIFFER FROM THE WHOLE"
+done
+
+[ "$(ls "$out/d_jsonl" | wc -l)" -eq "$files" ] && [ "$(ls "$out/d_sql" | wc -l)" -eq "$files" ] &&
+	echo "# exwiw dump wrote $files JSON Lines files and $files SQL files"
+printf '\n%d rows, %d files of %d rows, best of %d\n\n' "$rows" "$files" $((rows / files)) "$runs"
+printf '| %s | %s | %s | %s |\n| --- | ---: | ---: | ---: |\n' "path" "1 connection" "2 connections" "speed-up"
+for p in "jsonl" "sql" "copy" "jsonl whole" "sql whole"; do
+	# jsonl, sql: exwiw dump -j 1 / -j 2; copy: COPY runs; whole: one file, 1 or 2 parts
+	a=${best["$p 1"]} b=${best["$p 2"]}
+	printf '| %s | %s s | %s s | %s× |\n' "$p" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+done
+for n in 1 2; do
+	printf '| JSON Lines / COPY, %d connection(s) | %s× | SQL / COPY | %s× |\n' "$n" \
+		"$(awk -v a="${best["jsonl $n"]}" -v b="${best["copy $n"]}" 'BEGIN { printf "%.2f", a / b }')" \
+		"$(awk -v a="${best["sql $n"]}" -v b="${best["copy $n"]}" 'BEGIN { printf "%.2f", a / b }')"
+done

@@ -1,0 +1,329 @@
+/*-------------------------------------------------------------------------
+ *
+ * dump.c
+ *	  The dump subcommand: one whole table, or one query, into files of at
+ *	  most N rows, read from one snapshot by one connection or several.
+ *
+ *	  exwiw dump --table=orders --format=jsonl --rows-per-file=10000 -j 2 -o out
+ *	  exwiw dump --query='SELECT ...' --table=name --format=jsonl ...
+ *
+ * Every byte still comes from the server: each file is one call of
+ * exwiw_dump (sql: INSERTs of 10,000 rows; copy: a COPY block) or
+ * exwiw_dump_jsonl, and each connection runs one statement
+ *
+ *	SELECT v.name, exwiw_dump(v.query, ...) FROM (VALUES ...) AS v(name, query)
+ *
+ * which streams (file_name, chunk) rows, as exwiw_export does, into the
+ * export's stream loop (stream.c) and output directory (outdir.c).
+ *
+ * A table's files are key ranges of its single-column primary key: one
+ * pass (row_number() over the key) on the snapshot gives each file's first
+ * and last key, so that every file holds at most N rows, is ordered by the
+ * key, and loads by itself.  A query's files are its parts (part => k,
+ * parts => n, with n from a count on the snapshot), for JSON Lines only: a
+ * part of an INSERT or COPY output does not load by itself.  Each part
+ * counts and reads the query again up to its end, so a query's files cost
+ * more than a table's.  Without --rows-per-file, one file.
+ *
+ * The statements name the table as the search path finds it, or as
+ * schema.table (exwiw_dump's table_name: split on ".", quoted as needed).
+ * Files are named insert-001-<table>.sql (.jsonl), or with
+ * --rows-per-file insert-001-<table>.partK.sql, K zero-padded to the
+ * width of the number of parts so that names sort in key order.  The
+ * files are dealt to the connections in turn.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "cli.h"
+
+#include <unistd.h>
+
+/* Statements of a table's INSERT file: the README's recommendation. */
+#define DUMP_ROWS_PER_STATEMENT 10000
+
+/*
+ * file_name_part
+ *		A table's name as a file name part, with "/", "%" and control
+ *		characters written %XX, as the server names files (file_name.c).
+ */
+static void
+file_name_part(StringInfo s, const char *table)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *) table; *p; p++)
+	{
+		if (*p == '/' || *p == '%' || *p < 0x20 || *p == 0x7f)
+			appendStringInfo(s, "%%%02X", *p);
+		else
+			appendStringInfoChar(s, (char) *p);
+	}
+}
+
+/*
+ * literal
+ *		s as an SQL string literal (palloc'd), or exit on failure.
+ */
+static char *
+literal(PGconn *conn, const char *s)
+{
+	char	   *q = PQescapeLiteral(conn, s, strlen(s));
+	char	   *r;
+
+	if (q == NULL)
+	{
+		pg_log_error("could not quote a value: %s", PQerrorMessage(conn));
+		exit(1);
+	}
+	r = pg_strdup(q);
+	PQfreemem(q);
+	return r;
+}
+
+/*
+ * dump_call
+ *		The server call that writes a file from the query in v.q, with part
+ *		v.k of n when n > 0 (a query's parts).
+ */
+static char *
+dump_call(const CliOptions *opts, const char *nsp, const char *table_lit, int n)
+{
+	const char *query = "v.q";
+	char	   *part = n > 0 ? psprintf(", part => v.k, parts => %d", n) : pg_strdup("");
+	char	   *call;
+
+	if (strcmp(opts->dump_format, "jsonl") == 0)
+		call = psprintf("%s.exwiw_dump_jsonl(%s%s)", nsp, query, part);
+	else if (strcmp(opts->dump_format, "copy") == 0)
+		call = psprintf("%s.exwiw_dump(%s, %s, format => 'copy'%s)", nsp, query, table_lit, part);
+	else
+		call = psprintf("%s.exwiw_dump(%s, %s, %d%s)", nsp, query, table_lit,
+						DUMP_ROWS_PER_STATEMENT, part);
+	pg_free(part);
+	return call;
+}
+
+/*
+ * run_dump
+ *		The dump subcommand, see the file header.  Returns the exit status.
+ */
+int
+run_dump(CliOptions *opts)
+{
+	PGconn	   *conn0;
+	PGresult   *res;
+	char	   *nsp;
+	char	   *snapshot = NULL;
+	char	   *table_text = NULL;	/* the table as regclass text */
+	char	   *relname;		/* the table's name, for the file names */
+	char	   *out_name = NULL;	/* the table's name in the files:
+									 * schema.name unless the search path
+									 * finds it */
+	char	   *table_lit;
+	const char *ext = strcmp(opts->dump_format, "jsonl") == 0 ? "jsonl" : "sql";
+	char	  **names;
+	char	  **calls;
+	int			nfiles;
+	int			jobs = opts->jobs;
+	int			width;
+	int			i;
+	StringInfoData *sql;
+	ExportStream *streams;
+	StreamSink	sink = {0};
+	char	   *temp;
+	char	   *call;
+
+	outdir_check_target(opts->output_dir, opts->force, opts->quiet, NULL);
+	setup_cancel_handler_multi();
+	conn0 = exwiw_connect(opts, "dump");
+	nsp = exwiw_extension_schema(conn0);
+	exec_command(conn0, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
+	if (jobs > 1)
+	{
+		res = exec_checked(conn0, "SELECT pg_catalog.pg_export_snapshot()",
+						   "could not export the snapshot");
+		snapshot = pg_strdup(PQgetvalue(res, 0, 0));
+		PQclear(res);
+	}
+
+	/* the output's name, and for a table its text and key */
+	if (opts->dump_query == NULL)
+	{
+		const char *params[1] = {opts->dump_table};
+
+		res = exec_params_checked(conn0,
+								  "SELECT CAST(CAST($1 AS pg_catalog.regclass) AS pg_catalog.text), c.relname, "
+								  " CASE WHEN pg_catalog.pg_table_is_visible(c.oid) THEN c.relname"
+								  "  ELSE n.nspname OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) c.relname END, "
+								  " (SELECT pg_catalog.quote_ident(a.attname) FROM pg_catalog.pg_index i"
+								  "  JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
+								  "   AND a.attnum OPERATOR(pg_catalog.=) i.indkey[0]"
+								  "  WHERE i.indrelid OPERATOR(pg_catalog.=) c.oid AND i.indisprimary"
+								  "   AND i.indnatts OPERATOR(pg_catalog.=) 1) "
+								  "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+								  "WHERE c.oid OPERATOR(pg_catalog.=) CAST($1 AS pg_catalog.regclass)",
+								  1, params, "could not find the table");
+		table_text = pg_strdup(PQgetvalue(res, 0, 0));
+		relname = pg_strdup(PQgetvalue(res, 0, 1));
+		out_name = pg_strdup(PQgetvalue(res, 0, 2));
+		if (opts->rows_per_file != -1 && PQgetisnull(res, 0, 3))
+		{
+			pg_log_error("table \"%s\" has no single-column primary key to split its files by", table_text);
+			pg_log_error_hint("Drop --rows-per-file for one file, or use --query='SELECT ... ORDER BY ...' --format=jsonl.");
+			exit(1);
+		}
+		if (!PQgetisnull(res, 0, 3))
+		{
+			char	   *key = pg_strdup(PQgetvalue(res, 0, 3));
+
+			PQclear(res);
+			if (opts->rows_per_file == -1)
+			{
+				nfiles = 1;
+				names = pg_malloc(sizeof(char *));
+				calls = pg_malloc(sizeof(char *));
+				calls[0] = literal(conn0, psprintf("SELECT * FROM %s ORDER BY %s", table_text, key));
+			}
+			else
+			{
+				/* one pass over the key: each file's first and last key */
+				char	   *q = psprintf("SELECT pg_catalog.format('SELECT * FROM %%s WHERE %%s BETWEEN %%L AND %%L ORDER BY %%s', "
+										 " CAST($1 AS pg_catalog.regclass), CAST($2 AS pg_catalog.text), pg_catalog.min(k), pg_catalog.max(k), CAST($2 AS pg_catalog.text)) "
+										 "FROM (SELECT %s AS k, (pg_catalog.row_number() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1) "
+										 "  OPERATOR(pg_catalog./) %ld AS f FROM %s) s GROUP BY f ORDER BY f",
+										 key, key, opts->rows_per_file, table_text);
+				const char *p2[2] = {table_text, key};
+
+				res = exec_params_checked(conn0, q, 2, p2, "could not split the table by its primary key");
+				nfiles = PQntuples(res);
+				names = pg_malloc(sizeof(char *) * (nfiles + 1));
+				calls = pg_malloc(sizeof(char *) * (nfiles + 1));
+				for (i = 0; i < nfiles; i++)
+					calls[i] = literal(conn0, PQgetvalue(res, i, 0));
+				PQclear(res);
+			}
+		}
+		else
+		{
+			PQclear(res);
+			nfiles = 1;
+			names = pg_malloc(sizeof(char *));
+			calls = pg_malloc(sizeof(char *));
+			calls[0] = literal(conn0, psprintf("SELECT * FROM %s", table_text));
+		}
+	}
+	else
+	{
+		relname = pg_strdup(opts->dump_table ? opts->dump_table : "query");
+		nfiles = 1;
+		if (opts->rows_per_file != -1)
+		{
+			/* the query's parts: its rows counted on the snapshot */
+			char	   *q = psprintf("SELECT pg_catalog.count(*) FROM (\n%s\n) AS exwiw_dump", opts->dump_query);
+			long		n;
+
+			res = exec_checked(conn0, q, "could not count the query's rows");
+			n = atol(PQgetvalue(res, 0, 0));
+			PQclear(res);
+			nfiles = n == 0 ? 0 : (int) ((n + opts->rows_per_file - 1) / opts->rows_per_file);
+		}
+		names = pg_malloc(sizeof(char *) * (nfiles + 1));
+		calls = pg_malloc(sizeof(char *) * (nfiles + 1));
+		for (i = 0; i < nfiles; i++)
+			calls[i] = literal(conn0, opts->dump_query);
+	}
+	table_lit = literal(conn0, opts->dump_query ? relname : out_name);
+
+	/* the files' names and calls */
+	width = 1;
+	for (i = nfiles; i >= 10; i /= 10)
+		width++;
+	call = dump_call(opts, nsp, table_lit,
+					 opts->dump_query && opts->rows_per_file != -1 ? nfiles : 0);
+	for (i = 0; i < nfiles; i++)
+	{
+		StringInfoData n;
+		bool		parts = opts->rows_per_file != -1;
+
+		initStringInfo(&n);
+		appendStringInfoString(&n, "insert-001-");
+		file_name_part(&n, relname);
+		if (parts)
+			appendStringInfo(&n, ".part%0*d", width, i + 1);
+		appendStringInfo(&n, ".%s", ext);
+		names[i] = n.data;
+	}
+	pg_log_debug("%d files", nfiles);
+
+	/* a worker per connection, the files dealt in turn */
+	if (jobs > nfiles)
+		jobs = nfiles > 0 ? nfiles : 1;
+	sql = pg_malloc0(sizeof(StringInfoData) * jobs);
+	for (i = 0; i < jobs; i++)
+	{
+		initStringInfo(&sql[i]);
+		appendStringInfoString(&sql[i], "SELECT v.n, ");
+	}
+	streams = pg_malloc0(sizeof(ExportStream) * jobs);
+	streams[0].conn = conn0;
+	temp = outdir_create_temp(opts->output_dir);
+	for (i = 1; i < jobs; i++)
+	{
+		char	   *set;
+
+		streams[i].conn = exwiw_connect(opts, "parallel worker");
+		streams[i].worker = i;
+		exec_command(streams[i].conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
+		set = psprintf("SET TRANSACTION SNAPSHOT '%s'", snapshot);
+		exec_command(streams[i].conn, set, "could not import the snapshot");
+		pg_free(set);
+	}
+	if (nfiles > 0)
+	{
+		/*
+		 * The call is in the select list of a VALUES scan of the files (name,
+		 * query, part): ProjectSet runs it value-per-call, row after row, so
+		 * the chunks stream and the files come in order.
+		 */
+		for (i = 0; i < jobs; i++)
+		{
+			int			f;
+			bool		first = true;
+
+			appendStringInfo(&sql[i], "%s FROM (VALUES ", call);
+			for (f = i; f < nfiles; f += jobs)
+			{
+				char	   *nl = literal(conn0, names[f]);
+
+				appendStringInfo(&sql[i], "%s(%s, %s, %d)", first ? "" : ", ", nl, calls[f], f + 1);
+				first = false;
+				pg_free(nl);
+			}
+			appendStringInfoString(&sql[i], ") AS v(n, q, k)");
+			pg_log_debug("query: %s", sql[i].data);
+			if (!PQsendQuery(streams[i].conn, sql[i].data) ||
+				!PQsetSingleRowMode(streams[i].conn))
+			{
+				pg_log_error("could not send the dump query: %s", PQerrorMessage(streams[i].conn));
+				exit(1);
+			}
+		}
+		sink.dir = temp;
+		sink.format = strcmp(opts->dump_format, "copy") == 0 ? EXPORT_FORMAT_COPY :
+			strcmp(opts->dump_format, "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
+		stream_run(streams, jobs, &sink);
+	}
+	for (i = 0; i < jobs; i++)
+	{
+		exec_command(streams[i].conn, "COMMIT", NULL);
+		if (i > 0)
+			exwiw_disconnect(streams[i].conn);
+	}
+	exit_if_cancelled();
+	outdir_fsync_files();
+	outdir_commit(opts->output_dir);
+	if (!opts->quiet && isatty(fileno(stderr)))
+		pg_log_info("%d files in %s", nfiles, opts->output_dir);
+	exwiw_disconnect(conn0);
+	return 0;
+}
