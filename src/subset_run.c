@@ -619,7 +619,9 @@ add_deps(SubsetPlan *plan, int i, bool *need)
  * withhold_for_query
  *		withhold_for, for a query that reads the sets in deps: with inline
  *		sets (with_sets) it computes them itself, evaluating their tables'
- *		filters, so it is withheld also when one of them would be.
+ *		filters, so it is withheld also when one of them would be, and the
+ *		error then names the first such set's table (the context names the
+ *		file).
  */
 static Withhold
 withhold_for_query(SubsetRun *run, int ti, bool fragment, bool raw_sql,
@@ -636,10 +638,10 @@ withhold_for_query(SubsetRun *run, int ti, bool fragment, bool raw_sql,
 	need = palloc0(sizeof(bool) * plan->nsets);
 	foreach(lc, deps)
 		add_deps(plan, lfirst_int(lc), need);
-	for (i = 0; i < plan->nsets; i++)
+	for (i = 0; i < plan->nsets && !w.on; i++)
 		if (need[i] && (plan->sets[i].fragment ||
 						plan->cfg->tables[plan->sets[i].table].any_mask))
-			w.on = true;
+			w = withhold_for(run, plan->sets[i].table, true, false);
 	pfree(need);
 	return w;
 }
