@@ -53,7 +53,7 @@ static const SensitiveWord sensitive_words[] = {
 	{"linkedin", SENSITIVE_OTHER}, {"twitter", SENSITIVE_OTHER},
 	{"skype", SENSITIVE_OTHER}, {"discord", SENSITIVE_OTHER},
 	{"mastodon", SENSITIVE_OTHER}, {"bluesky", SENSITIVE_OTHER},
-	{"orcid", SENSITIVE_OTHER},
+	{"orcid", SENSITIVE_OTHER}, {"github", SENSITIVE_OTHER},
 	/* contact */
 	{"email", SENSITIVE_EMAIL}, {"emails", SENSITIVE_EMAIL},
 	{"mail", SENSITIVE_EMAIL},
@@ -134,7 +134,8 @@ static const SensitivePair sensitive_pairs[] = {
 /* Words sensitive only in a table of people (person_tables). */
 static const SensitiveWord person_words[] = {
 	{"name", SENSITIVE_NAME}, {"location", SENSITIVE_OTHER},
-	{"bio", SENSITIVE_OTHER}, {"website", SENSITIVE_OTHER},
+	{"bio", SENSITIVE_OTHER}, {"description", SENSITIVE_OTHER},
+	{"website", SENSITIVE_OTHER},
 	{"organization", SENSITIVE_COMPANY}, {"organisation", SENSITIVE_COMPANY},
 	{"lat", SENSITIVE_OTHER}, {"lon", SENSITIVE_OTHER},
 	{"lng", SENSITIVE_OTHER}, {"latitude", SENSITIVE_OTHER},
@@ -150,6 +151,11 @@ static const char *const person_tables[] = {
 	"people", "person", "player", "profile", "recipient", "seller", "staff",
 	"student", "subscriber", "teacher", "user", "visitor",
 	NULL
+};
+
+/* Last words (singular) of a table about a person: "user_details". */
+static const char *const person_aspects[] = {
+	"detail", "identity", "info", "preference", "profile", "setting", NULL
 };
 
 /* Table words (singular) that say a table holds secrets. */
@@ -280,6 +286,28 @@ table_is(const char *table, const char *const *list)
 }
 
 /*
+ * is_person_table
+ *		Does table hold people?  Its last word (singular) names people
+ *		("users", "customer_contacts"), or its first word does and its last
+ *		an aspect of them ("user_details").  Not "customer_organizations":
+ *		the rows are organizations.
+ */
+static bool
+is_person_table(const char *table)
+{
+	char		words[MAX_WORDS][64];
+	int			n = split_words(table, words, MAX_WORDS);
+
+	if (n == 0)
+		return false;
+	singular(words[0]);
+	singular(words[n - 1]);
+	return in_list(words[n - 1], person_tables) ||
+		(n > 1 && in_list(words[0], person_tables) &&
+		 in_list(words[n - 1], person_aspects));
+}
+
+/*
  * sensitive_type
  *		The kind of a type whose values are personal or opaque by nature, or
  *		SENSITIVE_NONE.
@@ -333,7 +361,8 @@ is_password_digest(char words[][64], int n)
  * subset_column_sensitivity
  *		What column of table looks like it holds: SENSITIVE_NONE when
  *		nothing personal or secret.  The first rule that matches wins, in
- *		this order: the type, a password digest, a pair of words, a word
+ *		this order: the type, a boolean or a Rails timestamp ("..._at") is
+ *		nothing, a password digest, a pair of words, a word
  *		(a mail address before an IP address before a postal address, as in
  *		"email_address" and "ip_address"), a person's word in a table of
  *		people, a generic column of a table of secrets.
@@ -351,7 +380,15 @@ subset_column_sensitivity(const char *table, const char *column, Oid typid)
 	if (kind != SENSITIVE_NONE)
 		return kind;
 
+	/*
+	 * A flag or a moment about a secret is not the secret:
+	 * "password_automatically_set", "reset_password_sent_at".
+	 */
+	if (getBaseType(typid) == BOOLOID)
+		return SENSITIVE_NONE;
 	n = split_words(column, words, MAX_WORDS);
+	if (n > 1 && strcmp(words[n - 1], "at") == 0)
+		return SENSITIVE_NONE;
 	if (is_password_digest(words, n))
 		return SENSITIVE_PASSWORD_DIGEST;
 	for (i = 0; i + 1 < n; i++)
@@ -361,7 +398,7 @@ subset_column_sensitivity(const char *table, const char *column, Oid typid)
 		{
 			char		w[64];
 
-			strcpy(w, words[i - 1]);
+			strlcpy(w, words[i - 1], sizeof(w));
 			singular(w);
 			if (in_list(w, person_tables))
 				return SENSITIVE_NAME;
@@ -392,7 +429,7 @@ subset_column_sensitivity(const char *table, const char *column, Oid typid)
 	 * the other words anywhere, except in a column that refers to a row
 	 * ("organization_id").
 	 */
-	if (n > 0 && table_is(table, person_tables))
+	if (n > 0 && is_person_table(table))
 	{
 		if (n == 1 && strcmp(words[0], "name") == 0)
 			return SENSITIVE_NAME;
