@@ -23,13 +23,16 @@
  *
  * Safe mode, as the Ruby client's: columns that look sensitive
  * (subset_sensitive.c), key columns never, get "needs_mask_decision": true
- * and, where the client has one, its default mask ("masked-{id}",
- * "masked-{id}@example.com", 0, false, "2000-01-01", "{}", or the column's
- * own constant default), so that a generated config is safe before anyone
- * edits it; the marker stays, so a reviewer sees which masks were chosen
- * by default.  Columns without a default (uuid, enum, array, binary, and
- * unique columns that a constant would collide) stay undecided, and
- * exwiw_export refuses them until someone decides.
+ * and a default mask that suits what they hold (default_mask: fake names,
+ * phones, addresses and companies seeded by the key, NULL for an IP
+ * address, a known digest for a password digest, the client's
+ * "masked-{id}", "masked-{id}@example.com", 0, false, "2000-01-01", "{}",
+ * or the column's own constant default), so that a generated config is
+ * safe, and usable, before anyone edits it; the marker stays, so a
+ * reviewer sees which masks were chosen by default.  Columns without a
+ * default (uuid, enum, array, binary, and unique columns that a constant
+ * would collide) stay undecided, and exwiw_export refuses them until
+ * someone decides.
  *
  *-------------------------------------------------------------------------
  */
