@@ -133,7 +133,7 @@ SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id"
 SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
 	{"name": "code", "replace_with": "c"}, {"name": "doc", "raw_sql": "to_jsonb(codes.*)"}]}]');
 SELECT output FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
-	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "(SELECT max(c.code) FROM shop.codes c WHERE c.id < codes.id)"}]}]')
+	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "(SELECT max(c.code) FROM shop.codes c WHERE c.id < codes.id) || (SELECT max(quantity) FROM shop.order_items)"}]}]')
 WHERE seq IS NOT NULL;
 -- A fake-data seed may not be the masked column itself (the same original
 -- always gives the same fake value, so equal fakes show equal originals),

@@ -596,9 +596,10 @@ typedef struct RefWalk
 /*
  * ref_walker
  *		raw_expression_tree_walker callback: collect the references to
- *		table t's columns.  An unqualified name is taken as t's (a subquery's
- *		own columns are best qualified); t.col and schema.t.col are t's; a
- *		name of t itself, t.* or * is its whole row.
+ *		table t's columns.  An unqualified name is taken as t's when t has
+ *		such a column (a subquery's own columns are best qualified); t.col
+ *		and schema.t.col are t's; a name of t itself, t.* or * is its whole
+ *		row.
  */
 static bool
 ref_walker(Node *node, void *arg)
@@ -656,7 +657,12 @@ check_raw_sql_refs(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 
 	(void) raw_expression_tree_walker(linitial_node(RawStmt, raw)->stmt, ref_walker, &w);
 	foreach(lc, w.names)
+	{
+		/* a name the table does not have is another table's */
+		if (column_attnum(t->relid, lfirst(lc), NULL, NULL, NULL, NULL, NULL) == InvalidAttrNumber)
+			continue;
 		check_withheld_ref(p, t, c, keypath, lfirst(lc), true, detail, hint);
+	}
 	if (!w.whole_row)
 		return;
 	for (i = 0; i < t->ncols; i++)
