@@ -425,8 +425,8 @@ subset_column_sensitivity(const char *table, const char *column, Oid typid)
 	 * "name", "display_name", "location": a person's only in a table of
 	 * people.  A display name elsewhere names a thing (an invoice's, a
 	 * plan's), as does a display name after another word.  "name" counts
-	 * alone only ("product_name" in a table of users is not a person's);
-	 * the other words anywhere, except in a column that refers to a row
+	 * alone only ("product_name" in a table of users is not a person's); the
+	 * other words anywhere, except in a column that refers to a row
 	 * ("organization_id").
 	 */
 	if (n > 0 && is_person_table(table))
