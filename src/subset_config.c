@@ -22,6 +22,11 @@
  * table name through the caller's search_path (the config means what the
  * caller means), and everything after that by OID.
  *
+ * A mask may not copy an original value that the export withholds: a
+ * template's {col}, a raw_sql's column names (but its own column) and a
+ * fake-data seed must name columns that are exported unmasked, never a
+ * masked, "ignore"d or unlisted one (check_withheld_ref).
+ *
  *-------------------------------------------------------------------------
  */
 #include "subset.h"
