@@ -548,16 +548,19 @@ regenerate(SchemaConfig *cfg, JsonValue *catalog, int *n)
 /*
  * column_decided
  *		A column the export accepts: not marked needs_mask_decision, or
- *		masked, or ignored.
+ *		masked (replace_with, raw_sql, replace_with_fake_data), or ignored.
  */
 static bool
 column_decided(const JsonValue *c)
 {
 	JsonValue  *r = json_get(c, "replace_with");
+	JsonValue  *f = json_get(c, "replace_with_fake_data");
 
 	if (!json_truthy(json_get(c, "needs_mask_decision")) || json_truthy(json_get(c, "ignore")))
 		return true;
 	if (json_get_string(c, "raw_sql") != NULL)
+		return true;
+	if (f != NULL && f->kind != JV_NULL)
 		return true;
 	return r != NULL && r->kind != JV_NULL;
 }

@@ -55,10 +55,27 @@ CREATE TABLE sens.customers (id int PRIMARY KEY, name text, first_name text, las
 	email_address text, phone text, birth_date date, password_digest text, reset_password_token text,
 	last_sign_in_ip inet, search tsvector, avatar bytea, prefs jsonb, zip text, note text, total int);
 CREATE TABLE sens.products (id int PRIMARY KEY, name text, description text, customer_id int REFERENCES sens.customers);
+-- An invoice's display name is not a person's; a json column is judged by
+-- its name; the value of a table of keys is a secret.
+CREATE TABLE sens.invoices (id int PRIMARY KEY, invoice_display_name text, display_name text,
+	settings jsonb, secrets jsonb, tax_identification_number text, company_name text, city text,
+	billing_address varchar(20), current_sign_in_ip inet, last_ip inet NOT NULL, login text UNIQUE);
+CREATE TABLE sens.api_keys (id int PRIMARY KEY, value text, hmac_key text, name text);
 SELECT t ->> 'name' AS name,
 	   (SELECT string_agg(c ->> 'name', ', ') FROM jsonb_array_elements(t -> 'columns') c WHERE c ? 'needs_mask_decision') AS undecided,
 	   (SELECT string_agg(c ->> 'name', ', ') FROM jsonb_array_elements(t -> 'columns') c WHERE NOT c ? 'needs_mask_decision') AS plain
 FROM jsonb_array_elements(exwiw_config_from_catalog('sens') -> 'tables') AS t;
+-- The default mask of each marked column (doc/subset.md, Safe mode): fake
+-- data for names, phone numbers, cities and companies, seeded by the key
+-- (not for a unique column, nor one too short for the pool); NULL for an IP
+-- address that may be NULL; one known bcrypt digest of "password" for a
+-- password digest, with a comment saying so; masked-{id} for other text;
+-- none (undecided) for tsvector, bytea and columns a mask cannot fit.
+SELECT t ->> 'name' AS name, c ->> 'name' AS col,
+	   c - 'name' - 'needs_mask_decision' - 'comment' AS mask, c ->> 'comment' AS comment
+FROM jsonb_array_elements(exwiw_config_from_catalog('sens') -> 'tables') AS t,
+	 jsonb_array_elements(t -> 'columns') AS c
+WHERE c ? 'needs_mask_decision';
 
 -- Tables that belong to an extension are not listed.
 CREATE SCHEMA ext;

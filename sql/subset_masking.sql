@@ -85,7 +85,7 @@ SELECT substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) FROM exwiw_export('c
 	  {"name": "doc", "replace_with": "{}"}]}]');
 -- a NULL that a template refers to is empty text, as the client's CONCAT
 SELECT substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) FROM exwiw_export('codes', '{1,2}',
-	'[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	'[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"}, {"name": "code"},
 	  {"name": "note", "replace_with": "[{code}]"}]}]');
 
 -- Masks hold through the structure.  A masked column that a foreign key
@@ -115,6 +115,38 @@ SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id"
 	{"name": "code", "replace_with": "x"}, {"name": "note", "replace_with": "{code}"}]}]');
 SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
 	{"name": "code", "replace_with": "{code}!"}]}]');
+-- ... nor an ignored column, nor one the config leaves out: its original
+-- value would reach the file all the same.
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "ignore": true}, {"name": "note", "replace_with": "{code}"}]}]');
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "note", "replace_with": "n-{code}"}]}]');
+-- A raw_sql may compute its own column from it, but may not name another
+-- masked or ignored column, nor take the whole row while the table has one
+-- (qualified by the table's name or not; another alias is another table).
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "''n'' || codes.code"}]}]');
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "ignore": true}, {"name": "note", "raw_sql": "(SELECT max(c.id) FROM shop.codes c) || shop.codes.code"}]}]');
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "replace_with": "c"}, {"name": "note", "raw_sql": "row_to_json(codes)::text"}]}]');
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "replace_with": "c"}, {"name": "doc", "raw_sql": "to_jsonb(codes.*)"}]}]');
+SELECT output FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "(SELECT max(c.code) FROM shop.codes c WHERE c.id < codes.id) || (SELECT max(quantity) FROM shop.order_items)"}]}]')
+WHERE seq IS NOT NULL;
+-- A fake-data seed may not be the masked column itself (the same original
+-- always gives the same fake value, so equal fakes show equal originals),
+-- nor another masked or ignored column.
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "replace_with_fake_data": {"seed": "code", "type": "name"}}]}]');
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "replace_with_fake_data": {"seed": "note", "type": "name"}}, {"name": "note", "raw_sql": "NULL"}]}]');
+SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "replace_with_fake_data": {"seed": "codes.note", "type": "name"}}, {"name": "note", "ignore": true}]}]');
+SELECT output FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "code", "replace_with_fake_data": {"seed": "id", "type": "name"}}]}]')
+WHERE seq IS NOT NULL;
 
 -- An error while reading a masked table names the table and the masked
 -- columns, never a value: here the original email would be in PostgreSQL's

@@ -80,11 +80,12 @@ typedef struct ExwiwStream ExwiwStream;
  * and read the ephemeral named relations in enrs (a List of
  * EphemeralNamedRelation).  pin_search_path: the SQL is exwiw's own, every
  * name in it qualified; it is parsed with search_path = pg_catalog, pg_temp.
- * error_table: the rows hold masked values, so an error raised while
- * reading them names this table and masked_columns instead of carrying the
- * original message.  context: the error context line.  part, parts: read
- * only the part-th of parts parts of the rows (1-based; parts = 0: all of
- * them), see exwiw_stream_open.
+ * error_table: the rows hold masked values (or a user's fragment that may
+ * read them), so an error raised while reading them keeps its SQLSTATE but
+ * names this table, masked_columns (NULL: the table has none) and
+ * error_keys (the config keys the query evaluates, or NULL) instead of
+ * carrying the original message (exwiw_withhold_error).  context: the
+ * error context line.
  */
 typedef struct ExwiwQuery
 {
@@ -96,6 +97,7 @@ typedef struct ExwiwQuery
 	bool		pin_search_path;
 	const char *error_table;
 	const char *masked_columns;
+	const char *error_keys;
 	const char *context;
 	int			part;
 	int			parts;
@@ -108,6 +110,7 @@ extern void exwiw_append_table_name(StringInfo buf, const char *table_name);
 extern int	exwiw_pin_output_settings(void);
 extern void exwiw_restore_settings(int nestlevel);
 extern int	exwiw_pin_search_path(void);
+extern int	exwiw_pin_serial(void);
 
 /* query_check.c */
 extern void exwiw_check_statements(int nstatements);
@@ -121,6 +124,9 @@ extern ExwiwStream *exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 extern text *exwiw_stream_next(ExwiwStream *stream);
 extern void exwiw_stream_close(ExwiwStream *stream);
 extern uint64 exwiw_stream_rows(ExwiwStream *stream);
+extern bool exwiw_error_is_plain(int sqlerrcode);
+extern void exwiw_withhold_error(MemoryContext cxt, const char *table,
+								 const char *masked_columns, const char *keys);
 
 /* sql_writer.c */
 typedef enum ExwiwSqlFormat

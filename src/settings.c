@@ -83,3 +83,22 @@ exwiw_pin_search_path(void)
 	pin_one("search_path", "pg_catalog, pg_temp");
 	return nestlevel;
 }
+
+/*
+ * exwiw_pin_serial
+ *		Open a GUC nest level with max_parallel_workers_per_gather = 0, for
+ *		queries whose errors exwiw withholds (exwiw_withhold_error): a
+ *		parallel worker reports its own error, to the server log too, before
+ *		the leader sees it, so such a query runs in this process only.
+ *		(With it, debug_parallel_query adds no worker either.)
+ *
+ * Returns the nest level for exwiw_restore_settings().
+ */
+int
+exwiw_pin_serial(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	pin_one("max_parallel_workers_per_gather", "0");
+	return nestlevel;
+}

@@ -100,6 +100,7 @@ struct ExwiwStream
 	int			chunk_bytes;
 	const char *error_table;	/* hide values of errors: table, or NULL */
 	const char *masked_columns;
+	const char *error_keys;		/* ... the config keys its query evaluates */
 
 	StringInfoData bufs[2];		/* chunk buffers, used in turn */
 	int			cur;			/* buffer being filled */
@@ -543,6 +544,7 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 	s->chunk_bytes = chunk_bytes;
 	s->error_table = q->error_table ? pstrdup(q->error_table) : NULL;
 	s->masked_columns = q->masked_columns ? pstrdup(q->masked_columns) : NULL;
+	s->error_keys = q->error_keys ? pstrdup(q->error_keys) : NULL;
 	s->rowcxt = AllocSetContextCreate(cxt, "exwiw row",
 									  ALLOCSET_DEFAULT_SIZES);
 	chunk_reset(s, &s->bufs[0]);
@@ -594,12 +596,12 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 }
 
 /*
- * error_is_plain
+ * exwiw_error_is_plain
  *		Errors that say nothing about a row's values: cancel, shutdown,
  *		lack of resources, serialization and lock failures.
  */
-static bool
-error_is_plain(int sqlerrcode)
+bool
+exwiw_error_is_plain(int sqlerrcode)
 {
 	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
 	{
@@ -612,6 +614,58 @@ error_is_plain(int sqlerrcode)
 		default:
 			return false;
 	}
+}
+
+/*
+ * exwiw_withhold_error
+ *		Called in a PG_CATCH block, with the state its PG_TRY changed
+ *		restored: replace the error being handled, raised while reading
+ *		table (which has masked_columns, or NULL when only a user's fragment
+ *		of it may read masked tables), by one that keeps its SQLSTATE and
+ *		names the table and the config keys the query evaluates (keys:
+ *		quoted and comma-separated, or NULL), but none of its message,
+ *		detail, hint or context: any of them could quote a value that a mask
+ *		hides.  The original error was never reported (an ERROR is logged
+ *		and sent only where it is finally handled), so its text reaches
+ *		neither the client nor the server log.  A plain error (see above) is
+ *		re-thrown as it is.  Does not return.  cxt: a memory context outside
+ *		ErrorContext.
+ */
+void
+exwiw_withhold_error(MemoryContext cxt, const char *table,
+					 const char *masked_columns, const char *keys)
+{
+	ErrorData  *ed;
+	int			code;
+
+	MemoryContextSwitchTo(cxt);
+	ed = CopyErrorData();
+	if (exwiw_error_is_plain(ed->sqlerrcode))
+		PG_RE_THROW();
+	code = ed->sqlerrcode;
+	FlushErrorState();
+	FreeErrorData(ed);
+	if (masked_columns)
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg("could not read table \"%s\", which has masked columns", table),
+				 keys ?
+				 errdetail("The query evaluates key %s of the table's config; the message of its error (SQLSTATE %s) is withheld because it could show a value that a mask hides (masked columns: %s).",
+						   keys, unpack_sql_state(code), masked_columns) :
+				 errdetail("The message of the error (SQLSTATE %s) is withheld because it could show a value that a mask hides (masked columns: %s).",
+						   unpack_sql_state(code), masked_columns),
+				 keys ?
+				 errhint("Check key %s of table \"%s\" in the config.", keys, table) : 0));
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("could not read table \"%s\"", table),
+			 keys ?
+			 errdetail("The query evaluates key %s of the table's config, which may read tables with masked columns; the message of its error (SQLSTATE %s) is withheld because it could show a value that a mask hides.",
+					   keys, unpack_sql_state(code)) :
+			 errdetail("The query computes row sets of tables with masked columns; the message of its error (SQLSTATE %s) is withheld because it could show a value that a mask hides.",
+					   unpack_sql_state(code)),
+			 keys ?
+			 errhint("Check key %s of table \"%s\" in the config.", keys, table) : 0));
 }
 
 /*
@@ -645,25 +699,12 @@ run_executor(ExwiwStream *s)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *ed;
-
 		PopActiveSnapshot();
 		XactReadOnly = save_read_only;
 		CurrentResourceOwner = save_owner;
 		if (s->error_table == NULL)
 			PG_RE_THROW();
-		MemoryContextSwitchTo(old);
-		ed = CopyErrorData();
-		if (error_is_plain(ed->sqlerrcode))
-			PG_RE_THROW();
-		FlushErrorState();
-		ereport(ERROR,
-				(errcode(ed->sqlerrcode),
-				 errmsg("could not read table \"%s\", which has masked columns",
-						s->error_table),
-				 errdetail("Computing a masked column (%s) or a filter failed; the message is withheld because it could hold a value that the mask hides.",
-						   s->masked_columns),
-				 errhint("Check the raw_sql and filter of the table's config.")));
+		exwiw_withhold_error(old, s->error_table, s->masked_columns, s->error_keys);
 	}
 	PG_END_TRY();
 	PopActiveSnapshot();

@@ -262,7 +262,27 @@ extern Jsonb *subset_catalog_config(Oid nspid);
 extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
 extern bool subset_looks_like_key(const char *col);
 
-/* subset_sensitive.c */
+/* subset_sensitive.c: what a column looks like it holds (safe mode) */
+typedef enum SubsetSensitiveKind
+{
+	SENSITIVE_NONE,				/* nothing personal or secret */
+	SENSITIVE_OTHER,			/* sensitive, no better default than text */
+	SENSITIVE_NAME,				/* a person's name */
+	SENSITIVE_FIRST_NAME,
+	SENSITIVE_LAST_NAME,
+	SENSITIVE_USERNAME,			/* a handle, often unique */
+	SENSITIVE_EMAIL,
+	SENSITIVE_PHONE,
+	SENSITIVE_ADDRESS,			/* a postal address */
+	SENSITIVE_CITY,
+	SENSITIVE_COMPANY,
+	SENSITIVE_IP,				/* an IP address (inet, cidr, or by name) */
+	SENSITIVE_PASSWORD_DIGEST	/* a password's digest, not the password */
+} SubsetSensitiveKind;
+
+extern SubsetSensitiveKind subset_column_sensitivity(const char *table,
+													 const char *column,
+													 Oid typid);
 extern bool subset_column_looks_sensitive(const char *table, const char *column,
 										  Oid typid);
 

@@ -23,13 +23,16 @@
  *
  * Safe mode, as the Ruby client's: columns that look sensitive
  * (subset_sensitive.c), key columns never, get "needs_mask_decision": true
- * and, where the client has one, its default mask ("masked-{id}",
- * "masked-{id}@example.com", 0, false, "2000-01-01", "{}", or the column's
- * own constant default), so that a generated config is safe before anyone
- * edits it; the marker stays, so a reviewer sees which masks were chosen
- * by default.  Columns without a default (uuid, enum, array, binary, and
- * unique columns that a constant would collide) stay undecided, and
- * exwiw_export refuses them until someone decides.
+ * and a default mask that suits what they hold (default_mask: fake names,
+ * phones, addresses and companies seeded by the key, NULL for an IP
+ * address, a known digest for a password digest, the client's
+ * "masked-{id}", "masked-{id}@example.com", 0, false, "2000-01-01", "{}",
+ * or the column's own constant default), so that a generated config is
+ * safe, and usable, before anyone edits it; the marker stays, so a
+ * reviewer sees which masks were chosen by default.  Columns without a
+ * default (uuid, enum, array, binary, and unique columns that a constant
+ * would collide) stay undecided, and exwiw_export refuses them until
+ * someone decides.
  *
  *-------------------------------------------------------------------------
  */
@@ -443,22 +446,87 @@ constant_default(Relation rel, Form_pg_attribute att)
 }
 
 /*
+ * The digest safe mode writes on a password digest column: bcrypt (cost
+ * 10, the scheme of Rails' has_secure_password and Devise) of the word
+ * "password", so that every exported user logs in to the development
+ * database with that password.  Checked with pgcrypto's crypt() in
+ * test/t/subset_defaults.sh.
+ */
+#define DEV_PASSWORD_DIGEST "$2a$10$exwiwdevelopmentlogin.fqtuK2xi7vqWhNHJuarZevj6AcOPpyO"
+
+/*
+ * fake_type_of
+ *		The replace_with_fake_data type for a column of kind, and the
+ *		longest value its pool holds (fake_words.c) in *maxlen; NULL when
+ *		fake data does not fit the kind.
+ */
+static const char *
+fake_type_of(SubsetSensitiveKind kind, int *maxlen)
+{
+	switch (kind)
+	{
+		case SENSITIVE_NAME:
+			*maxlen = 17;
+			return "name";
+		case SENSITIVE_FIRST_NAME:
+			*maxlen = 8;
+			return "first_name";
+		case SENSITIVE_LAST_NAME:
+			*maxlen = 8;
+			return "last_name";
+		case SENSITIVE_PHONE:
+			*maxlen = 13;
+			return "phone_number";
+		case SENSITIVE_ADDRESS:
+			*maxlen = 33;
+			return "address";
+		case SENSITIVE_CITY:
+			*maxlen = 11;
+			return "city";
+		case SENSITIVE_COMPANY:
+			*maxlen = 20;
+			return "company";
+		default:
+			return NULL;
+	}
+}
+
+/*
  * default_mask
- *		The mask safe mode writes for a column it marks, as the Ruby client's
- *		DefaultMask does, as a JSON value; NULL when the client gives none
- *		(arrays, uuids, enums, binary data, and constants for unique
- *		columns): the column then stays undecided.  pk is the table's single
- *		key column, or NULL.
+ *		The mask safe mode writes for a column it marks as holding kind, as
+ *		the keys of a column entry ("replace_with": ..., or "raw_sql", or
+ *		"replace_with_fake_data", with a "comment" where the choice is worth
+ *		reading); NULL when there is none that is safe (arrays, uuids,
+ *		enums, binary data, constants for unique columns, values too long
+ *		for the column): the column then stays undecided.  pk is the table's
+ *		single key column, or NULL.  Every choice is in doc/subset.md (Safe
+ *		mode):
+ *
+ *		a person's name, a phone number, an address, a city, a company:
+ *			fake data seeded by the key (distinct people stay distinct, the
+ *			same person gets the same fake value in every table), unless
+ *			the column is unique (the pool would collide) or too short;
+ *		an IP address: NULL where the column allows it;
+ *		a password digest: one known digest (DEV_PASSWORD_DIGEST);
+ *		other text: the Ruby client's "masked-{id}" ("@example.com" for
+ *			mail), which stays unique;
+ *		other types: the column's constant default, or 0, false,
+ *			2000-01-01, {} (not for unique columns).
  */
 static char *
-default_mask(Relation rel, Form_pg_attribute att, const char *pk)
+default_mask(Relation rel, Form_pg_attribute att, const char *pk,
+			 SubsetSensitiveKind kind)
 {
 	Oid			base = getBaseType(att->atttypid);
 	char	   *mask = NULL;
 	bool		unique = column_is_unique(rel, att->attnum);
+	StringInfoData s;
 
 	if (OidIsValid(get_element_type(base)))
 		return NULL;
+	initStringInfo(&s);
+	if (kind == SENSITIVE_IP && !att->attnotnull)
+		return pstrdup("\"raw_sql\": \"NULL\"");
 	switch (base)
 	{
 		case TEXTOID:
@@ -466,12 +534,34 @@ default_mask(Relation rel, Form_pg_attribute att, const char *pk)
 		case BPCHAROID:
 			{
 				int			limit = att->atttypmod > VARHDRSZ ? att->atttypmod - VARHDRSZ : -1;
-				bool		mail = strstr(NameStr(att->attname), "mail") != NULL;
-				StringInfoData s;
+				bool		mail = kind == SENSITIVE_EMAIL ||
+					strstr(NameStr(att->attname), "mail") != NULL;
+				const char *fake;
+				int			maxlen = 0;
 
+				if (kind == SENSITIVE_PASSWORD_DIGEST)
+				{
+					if (limit >= 0 && limit < (int) strlen(DEV_PASSWORD_DIGEST))
+						return NULL;
+					appendStringInfoString(&s, "\"replace_with\": ");
+					escape_json(&s, DEV_PASSWORD_DIGEST);
+					appendStringInfoString(&s, ", \"comment\": ");
+					escape_json(&s, "safe mode's choice, yours to change: every row gets the bcrypt digest of \"password\", so every exported user logs in to the development database with the password \"password\"");
+					return s.data;
+				}
+				fake = fake_type_of(kind, &maxlen);
+				if (fake && pk && !unique && (limit < 0 || limit >= maxlen))
+				{
+					appendStringInfoString(&s, "\"replace_with_fake_data\": {\"seed\": ");
+					escape_json(&s, pk);
+					appendStringInfoString(&s, ", \"type\": ");
+					escape_json(&s, fake);
+					appendStringInfoChar(&s, '}');
+					return s.data;
+				}
 				if (pk == NULL || (limit >= 0 && limit < (mail ? 40 : 20)))
 					return NULL;
-				initStringInfo(&s);
+				appendStringInfoString(&s, "\"replace_with\": ");
 				escape_json(&s, psprintf(mail ? "masked-{%s}@example.com" : "masked-{%s}", pk));
 				return s.data;
 			}
@@ -507,12 +597,20 @@ default_mask(Relation rel, Form_pg_attribute att, const char *pk)
 			case JSONBOID:
 				mask = "\"{}\"";
 				break;
+			case INETOID:
+			case CIDROID:
+				/* NOT NULL: an address of TEST-NET-1 (RFC 5737) */
+				mask = "\"192.0.2.1\"";
+				break;
 			default:
 				return NULL;
 		}
 	}
 	/* a constant would give every row of a unique column the same value */
-	return unique ? NULL : mask;
+	if (unique)
+		return NULL;
+	appendStringInfo(&s, "\"replace_with\": %s", mask);
+	return s.data;
 }
 
 /*
@@ -652,6 +750,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		bool		iskey = false;
+		SubsetSensitiveKind kind;
 
 		if (att->attisdropped)
 			continue;
@@ -667,14 +766,15 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		first = false;
 		appendStringInfoString(buf, "{\"name\": ");
 		append_json_string(buf, NameStr(att->attname));
-		if (!iskey && subset_column_looks_sensitive(RelationGetRelationName(rel),
-													NameStr(att->attname),
-													att->atttypid))
+		kind = iskey ? SENSITIVE_NONE :
+			subset_column_sensitivity(RelationGetRelationName(rel),
+									  NameStr(att->attname), att->atttypid);
+		if (kind != SENSITIVE_NONE)
 		{
-			char	   *mask = default_mask(rel, att, npk == 1 ? pk[0] : NULL);
+			char	   *mask = default_mask(rel, att, npk == 1 ? pk[0] : NULL, kind);
 
 			if (mask)
-				appendStringInfo(buf, ", \"replace_with\": %s", mask);
+				appendStringInfo(buf, ", %s", mask);
 			appendStringInfoString(buf, ", \"needs_mask_decision\": true");
 		}
 		appendStringInfoChar(buf, '}');

@@ -22,6 +22,11 @@
  * table name through the caller's search_path (the config means what the
  * caller means), and everything after that by OID.
  *
+ * A mask may not copy an original value that the export withholds: a
+ * template's {col}, a raw_sql's column names (but its own column) and a
+ * fake-data seed must name columns that are exported unmasked, never a
+ * masked, "ignore"d or unlisted one (check_withheld_ref).
+ *
  *-------------------------------------------------------------------------
  */
 #include "subset.h"
@@ -34,6 +39,8 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parser.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
@@ -533,10 +540,163 @@ subset_template_parse(const char *tpl)
 }
 
 /*
+ * listed_column
+ *		The entry of column name in table t's "columns" (ignored ones
+ *		included), or NULL.
+ */
+static SubsetColumn *
+listed_column(SubsetTable *t, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (strcmp(t->cols[i].name, name) == 0)
+			return &t->cols[i];
+	return NULL;
+}
+
+/*
+ * check_withheld_ref
+ *		Key keypath of column c of table t (a template, a raw_sql or a
+ *		fake-data seed) refers to column name: error out when that column's
+ *		original value is not exported, being masked (c itself included,
+ *		unless self_ok), "ignore"d or left out of "columns": the key would
+ *		carry it into the file (detail says how).  Assumes every column of t
+ *		is parsed.
+ */
+static void
+check_withheld_ref(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
+				   const char *keypath, const char *name, bool self_ok,
+				   const char *detail, const char *hint)
+{
+	SubsetColumn *r = listed_column(t, name);
+
+	if (r == c && self_ok)
+		return;
+	if (r != NULL && !r->ignored && !SubsetColumnIsMasked(r))
+		return;
+	p->ectx.key = keypath;
+	if (r == NULL || r->ignored)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key \"%s\" of table \"%s\" refers to column \"%s\", which the config does not export",
+						keypath, t->name, name),
+				 errdetail("%s", detail),
+				 errhint("%s", hint)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("key \"%s\" of table \"%s\" refers to masked column \"%s\"",
+					keypath, t->name, name),
+			 errdetail("%s", detail),
+			 errhint("%s", hint)));
+}
+
+/* What check_raw_sql_refs collects: the column references of an expression. */
+typedef struct RefWalk
+{
+	SubsetTable *t;
+	List	   *names;			/* columns of t it names (char *) */
+	bool		whole_row;		/* it names t's whole row */
+} RefWalk;
+
+/*
+ * ref_walker
+ *		raw_expression_tree_walker callback: collect the references to
+ *		table t's columns.  An unqualified name is taken as t's when t has
+ *		such a column (a subquery's own columns are best qualified); t.col
+ *		and schema.t.col are t's; a name of t itself, t.* or * is its whole
+ *		row.
+ */
+static bool
+ref_walker(Node *node, void *arg)
+{
+	RefWalk    *w = (RefWalk *) arg;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, ColumnRef))
+	{
+		ColumnRef  *cr = (ColumnRef *) node;
+		int			nf = list_length(cr->fields);
+		Node	   *last = llast(cr->fields);
+		bool		ours = (nf == 1);
+
+		if (nf == 2)
+			ours = IsA(linitial(cr->fields), String) &&
+				strcmp(strVal(linitial(cr->fields)), w->t->relname) == 0;
+		else if (nf == 3)
+			ours = IsA(linitial(cr->fields), String) && IsA(lsecond(cr->fields), String) &&
+				strcmp(strVal(linitial(cr->fields)), w->t->nspname) == 0 &&
+				strcmp(strVal(lsecond(cr->fields)), w->t->relname) == 0;
+		if (!ours)
+			return false;
+		if (IsA(last, A_Star))
+			w->whole_row = true;
+		else if (nf == 1 && listed_column(w->t, strVal(last)) == NULL &&
+				 strcmp(strVal(last), w->t->relname) == 0)
+			w->whole_row = true;
+		else
+			w->names = lappend(w->names, strVal(last));
+		return false;
+	}
+	return raw_expression_tree_walker(node, ref_walker, arg);
+}
+
+/*
+ * check_raw_sql_refs
+ *		A raw_sql expression may name its own column (it computes that
+ *		column's value from it), but no other column whose original value
+ *		the export withholds (check_withheld_ref), nor the whole row while
+ *		the table has such a column.  Assumes the fragment parses
+ *		(subset_check_fragment).
+ */
+static void
+check_raw_sql_refs(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
+				   const char *keypath)
+{
+	const char *detail = "The expression would copy the column's original value into the file.";
+	const char *hint = "Refer to columns that are exported unmasked, such as the primary key.";
+	List	   *raw = raw_parser(psprintf("SELECT %s\n", c->raw_sql), RAW_PARSE_DEFAULT);
+	RefWalk		w = {t, NIL, false};
+	ListCell   *lc;
+	int			i;
+
+	(void) raw_expression_tree_walker(linitial_node(RawStmt, raw)->stmt, ref_walker, &w);
+	foreach(lc, w.names)
+	{
+		/* a name the table does not have is another table's */
+		if (column_attnum(t->relid, lfirst(lc), NULL, NULL, NULL, NULL, NULL) == InvalidAttrNumber)
+			continue;
+		check_withheld_ref(p, t, c, keypath, lfirst(lc), true, detail, hint);
+	}
+	if (!w.whole_row)
+		return;
+	for (i = 0; i < t->ncols; i++)
+		if (t->cols[i].ignored || SubsetColumnIsMasked(&t->cols[i]))
+			check_withheld_ref(p, t, c, keypath, t->cols[i].name, false, detail, hint);
+}
+
+/*
+ * check_fake_seed
+ *		A fake-data seed must be exported unmasked: the same original value
+ *		always gives the same fake value, so a seed that is the masked
+ *		column itself (or another masked, ignored or unlisted one) would let
+ *		the file show which rows share an original.
+ */
+static void
+check_fake_seed(ConfigParse *p, SubsetTable *t, SubsetColumn *c)
+{
+	check_withheld_ref(p, t, c, psprintf("columns[%d].replace_with_fake_data.seed", c->cfgpos),
+					   c->fake_seed, false,
+					   "The same original value always gives the same fake value, so the fake values would show which rows share an original.",
+					   "Seed it with a column that is exported unmasked, such as the primary key.");
+}
+
+/*
  * check_template
  *		A replace_with template: every {name} must be a column of the table
- *		that carries no mask itself (a template that copied a masked column
- *		would put its original value into the file).
+ *		that is exported unmasked (a template that copied a masked, ignored
+ *		or unlisted column would put its original value into the file).
  */
 static void
 check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
@@ -547,7 +707,6 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 	foreach(lc, subset_template_parse(c->replace_with))
 	{
 		SubsetTemplatePart *part = lfirst(lc);
-		int			i;
 
 		if (!part->is_ref)
 			continue;
@@ -558,14 +717,9 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 					 errmsg("key \"%s\" of table \"%s\" refers to column \"{%s}\", which does not exist",
 							keypath, t->name, part->text),
 					 errhint("In a template, {name} stands for the value of column \"name\" of the same row.")));
-		for (i = 0; i < t->ncols; i++)
-			if (strcmp(t->cols[i].name, part->text) == 0 && SubsetColumnIsMasked(&t->cols[i]))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("key \"%s\" of table \"%s\" refers to masked column \"%s\"",
-								keypath, t->name, part->text),
-						 errdetail("The template would copy the column's original value into the file."),
-						 errhint("Refer to columns that are not masked, such as the primary key.")));
+		check_withheld_ref(p, t, c, keypath, part->text, false,
+						   "The template would copy the column's original value into the file.",
+						   "Refer to columns that are exported unmasked, such as the primary key.");
 	}
 }
 
@@ -776,18 +930,13 @@ parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 		c->ignored = (d != NULL && d->type == jbvBool && d->val.boolean);
 	}
 
-	/* "ignore": true leaves a column out, as the Ruby client does */
-	for (i = j = 0; i < n; i++)
-		if (!t->cols[i].ignored)
-			t->cols[j++] = t->cols[i];
-	t->ncols = n = j;
-	if (n == 0 && !t->ignore)
-		goto empty;
-
+	/* the masks, once every column is known (ignored ones too) */
 	for (i = 0; i < n; i++)
 	{
 		SubsetColumn *c = &t->cols[i];
 
+		if (c->ignored)
+			continue;
 		if (SubsetColumnIsMasked(c))
 			t->any_mask = true;
 		if (c->raw_sql)
@@ -795,13 +944,24 @@ parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 			snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].raw_sql", c->cfgpos);
 			p->ectx.key = pstrdup(p->keybuf);
 			subset_check_fragment(p->funcname, t, p->ectx.key, c->raw_sql, false);
+			check_raw_sql_refs(p, t, c, p->ectx.key);
 		}
 		else if (c->replace_with)
 		{
 			snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].replace_with", c->cfgpos);
 			check_template(p, t, c, pstrdup(p->keybuf));
 		}
+		else if (c->fake_type)
+			check_fake_seed(p, t, c);
 	}
+
+	/* "ignore": true leaves a column out, as the Ruby client does */
+	for (i = j = 0; i < n; i++)
+		if (!t->cols[i].ignored)
+			t->cols[j++] = t->cols[i];
+	t->ncols = n = j;
+	if (n == 0 && !t->ignore)
+		goto empty;
 	return;
 
 empty:

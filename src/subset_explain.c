@@ -30,10 +30,42 @@
 PG_FUNCTION_INFO_V1(exwiw_explain);
 
 /*
+ * explain_withheld
+ *		Run sql, an EXPLAIN of q's query, in the current SPI connection, with
+ *		q's parameters; when withhold, an error it raises is withheld
+ *		(exwiw_withhold_error): EXPLAIN ANALYZE reads the rows.
+ */
+static int
+explain_withheld(const char *sql, ExwiwQuery *q, bool withhold)
+{
+	MemoryContext old = CurrentMemoryContext;
+	int			ret = 0;
+
+	/* EXPLAIN is a utility statement: SPI runs those only read-write */
+	if (!withhold)
+		return SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
+									 false, 0);
+	PG_TRY();
+	{
+		ret = SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
+									false, 0);
+	}
+	PG_CATCH();
+	{
+		exwiw_withhold_error(old, q->error_table, q->masked_columns, q->error_keys);
+	}
+	PG_END_TRY();
+	return ret;
+}
+
+/*
  * explain_file
  *		EXPLAIN one file's query in the current SPI connection, whose
  *		relations it reads are registered.  Returns the text of the plan
- *		and sets *rows and *indexes from the JSON form.
+ *		and sets *rows and *indexes from the JSON form.  With ANALYZE, the
+ *		errors of a query whose errors the export withholds are withheld
+ *		(exwiw_withhold_error); the caller then plans it without parallel
+ *		workers, as the export's own (a worker would log its error).
  */
 static char *
 explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes)
@@ -67,8 +99,7 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes)
 	appendStringInfo(&sql, "EXPLAIN (%s) %s",
 					 analyze ? "ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF" : "COSTS ON",
 					 q->sql);
-	if (SPI_execute_with_args(sql.data, q->nargs, q->argtypes, q->values, NULL,
-							  false, 0) != SPI_OK_UTILITY)
+	if (explain_withheld(sql.data, q, analyze && q->error_table) != SPI_OK_UTILITY)
 		elog(ERROR, "could not EXPLAIN a file's query");
 	initStringInfo(&plan);
 	for (i = 0; i < SPI_processed; i++)
@@ -120,6 +151,7 @@ exwiw_explain(PG_FUNCTION_ARGS)
 		char	   *text;
 		ListCell   *lc;
 		int			nest = -1;
+		int			serial = -1;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!f->has_rows)
@@ -129,12 +161,16 @@ exwiw_explain(PG_FUNCTION_ARGS)
 			elog(ERROR, "SPI_connect failed");
 		foreach(lc, q.enrs)
 			SPI_register_relation((EphemeralNamedRelation) lfirst(lc));
+		if (q.error_table)
+			serial = exwiw_pin_serial();
 		if (q.pin_search_path)
 			nest = exwiw_pin_search_path();
 		text = explain_file(&q, analyze, &rows, &indexes);
 
 		if (nest >= 0)
 			exwiw_restore_settings(nest);
+		if (serial >= 0)
+			exwiw_restore_settings(serial);
 		values[0] = Int32GetDatum(f->seq);
 		values[1] = CStringGetTextDatum(cfg->tables[f->table].name);
 		values[2] = CStringGetTextDatum(f->file_name);

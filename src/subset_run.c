@@ -65,7 +65,80 @@ struct SubsetRun
 	bool		inline_sets;	/* Citus: sets as CTEs of each query */
 	char	  **epilogues;		/* per file: setval lines, or NULL */
 	ArrayType **depths;			/* per file: row depths, or NULL */
+	bool		any_mask;		/* a table of the config has masked columns */
 };
+
+/* How an error of one query is withheld (see withhold_for). */
+typedef struct Withhold
+{
+	bool		on;				/* withhold the message */
+	const char *table;
+	const char *masked;			/* its masked columns, or NULL */
+	const char *keys;			/* the config keys the query evaluates */
+} Withhold;
+
+/*
+ * masked_columns
+ *		The masked columns of table t, comma-separated, or NULL when it has
+ *		none.
+ */
+static char *
+masked_columns(SubsetTable *t)
+{
+	StringInfoData cols;
+	int			c;
+
+	if (!t->any_mask)
+		return NULL;
+	initStringInfo(&cols);
+	for (c = 0; c < t->ncols; c++)
+		if (SubsetColumnIsMasked(&t->cols[c]))
+			appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", t->cols[c].name);
+	return cols.data;
+}
+
+/*
+ * fragment_keys
+ *		The config keys of table t whose SQL a query evaluates, quoted and
+ *		comma-separated: "filter" when filter (and the table has one), and
+ *		the raw_sql of every column when raw_sql.  NULL when there is none.
+ */
+static char *
+fragment_keys(SubsetTable *t, bool filter, bool raw_sql)
+{
+	StringInfoData keys;
+	int			c;
+
+	initStringInfo(&keys);
+	if (filter && t->filter)
+		appendStringInfoString(&keys, "\"filter\"");
+	for (c = 0; raw_sql && c < t->ncols; c++)
+		if (t->cols[c].raw_sql)
+			appendStringInfo(&keys, "%s\"columns[%d].raw_sql\"", keys.len ? ", " : "",
+							 t->cols[c].cfgpos);
+	return keys.len > 0 ? keys.data : NULL;
+}
+
+/*
+ * withhold_for
+ *		Whether, and how, an error of a query that reads table ti (holding a
+ *		user's fragment of it when fragment, raw_sql too when raw_sql) is
+ *		withheld: when the table has masked columns, and when a fragment,
+ *		which may read any table, runs in an export where some table has
+ *		them.  The message of such an error could quote a masked value.
+ */
+static Withhold
+withhold_for(SubsetRun *run, int ti, bool fragment, bool raw_sql)
+{
+	SubsetTable *t = &run->plan->cfg->tables[ti];
+	Withhold	w;
+
+	w.on = t->any_mask || (fragment && run->any_mask);
+	w.table = t->name;
+	w.masked = masked_columns(t);
+	w.keys = fragment ? fragment_keys(t, true, raw_sql) : NULL;
+	return w;
+}
 
 /*
  * check_select
@@ -201,13 +274,40 @@ prepare_set_query(SubsetSet *set)
 }
 
 /*
+ * execute_withheld
+ *		SPI_execute_plan_extended(plan, opts); when w.on, an error it raises
+ *		is withheld (exwiw_withhold_error).
+ */
+static int
+execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts, Withhold w)
+{
+	MemoryContext old = CurrentMemoryContext;
+	int			ret = 0;
+
+	if (!w.on)
+		return SPI_execute_plan_extended(plan, opts);
+	PG_TRY();
+	{
+		ret = SPI_execute_plan_extended(plan, opts);
+	}
+	PG_CATCH();
+	{
+		exwiw_withhold_error(old, w.table, w.masked, w.keys);
+	}
+	PG_END_TRY();
+	return ret;
+}
+
+/*
  * run_planned_set
  *		Run plan, the query of set, appending its rows to ts.  Returns a
- *		copy of its result descriptor in cxt.
+ *		copy of its result descriptor in cxt.  An error of a set of a table
+ *		with masked columns, or holding a filter in an export with some, is
+ *		withheld (withhold_for).
  */
 static TupleDesc
-run_planned_set(SubsetSet *set, SPIPlanPtr plan, Tuplestorestate *ts,
-				MemoryContext cxt)
+run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
+				Tuplestorestate *ts, MemoryContext cxt)
 {
 	CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
 	DestReceiver *dest = CreateDestReceiver(DestTuplestore);
@@ -216,6 +316,7 @@ run_planned_set(SubsetSet *set, SPIPlanPtr plan, Tuplestorestate *ts,
 	TupleDesc	desc;
 	int			nest = -1;
 	int			ret;
+	Withhold	w = withhold_for(run, set->table, set->fragment, false);
 
 	SetTuplestoreDestReceiverParams(dest, ts, cxt, false, NULL, NULL);
 	memset(&opts, 0, sizeof(opts));
@@ -223,7 +324,7 @@ run_planned_set(SubsetSet *set, SPIPlanPtr plan, Tuplestorestate *ts,
 	opts.dest = dest;
 	if (!set->fragment)
 		nest = exwiw_pin_search_path();
-	ret = SPI_execute_plan_extended(plan, &opts);
+	ret = execute_withheld(plan, &opts, w);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not compute set %s: %s", set->name,
 			 SPI_result_code_string(ret));
@@ -242,10 +343,11 @@ run_planned_set(SubsetSet *set, SPIPlanPtr plan, Tuplestorestate *ts,
  *		Returns a copy of its result descriptor in cxt.
  */
 static TupleDesc
-run_set_query(SubsetSet *set, Tuplestorestate *ts, MemoryContext cxt)
+run_set_query(SubsetRun *run, SubsetSet *set, Tuplestorestate *ts,
+			  MemoryContext cxt)
 {
 	SPIPlanPtr	plan = prepare_set_query(set);
-	TupleDesc	desc = run_planned_set(set, plan, ts, cxt);
+	TupleDesc	desc = run_planned_set(run, set, plan, ts, cxt);
 
 	SPI_freeplan(plan);
 	return desc;
@@ -318,7 +420,7 @@ sorted_source(SubsetRun *run, SubsetSet *set, MemoryContext cxt)
 	MemoryContextSwitchTo(old);
 	order.query = set->batch_order;
 	order.fragment = false;
-	(void) run_set_query(&order, ts, cxt);
+	(void) run_set_query(run, &order, ts, cxt);
 	return ts;
 }
 
@@ -426,13 +528,13 @@ compute_batched_set(SubsetRun *run, int i)
 			MemoryContextSwitchTo(old);
 			if (plans[k] == NULL)
 				plans[k] = prepare_set_query(cs);
-			(void) run_planned_set(cs, plans[k], ts, batchcxt);
+			(void) run_planned_set(run, cs, plans[k], ts, batchcxt);
 			swap_set(make_set(cs->name, run->enrs[c]->md.tupdesc, ts, batchcxt));
 			temps = lappend(temps, ts);
 		}
 		if (plans[nchain] == NULL)
 			plans[nchain] = prepare_set_query(set);
-		(void) run_planned_set(set, plans[nchain], found, batchcxt);
+		(void) run_planned_set(run, set, plans[nchain], found, batchcxt);
 
 		/* the rows found, with the batch number */
 		while (tuplestore_gettupleslot(found, true, false, rowslot))
@@ -493,7 +595,7 @@ compute_set(SubsetRun *run, int i)
 	old = MemoryContextSwitchTo(run->cxt);
 	ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(old);
-	desc = run_set_query(set, ts, run->cxt);
+	desc = run_set_query(run, set, ts, run->cxt);
 	run->enrs[i] = register_set(set->name, desc, ts, run->cxt);
 }
 
@@ -511,6 +613,61 @@ add_deps(SubsetPlan *plan, int i, bool *need)
 	need[i] = true;
 	foreach(lc, plan->sets[i].deps)
 		add_deps(plan, lfirst_int(lc), need);
+}
+
+/*
+ * withhold_for_query
+ *		withhold_for, for a query that reads the sets in deps: with inline
+ *		sets (with_sets) it computes them itself, evaluating their tables'
+ *		filters, so it is withheld also when one of them would be, and the
+ *		error then names the first such set's table (the context names the
+ *		file).
+ */
+static Withhold
+withhold_for_query(SubsetRun *run, int ti, bool fragment, bool raw_sql,
+				   List *deps)
+{
+	SubsetPlan *plan = run->plan;
+	Withhold	w = withhold_for(run, ti, fragment, raw_sql);
+	bool	   *need;
+	ListCell   *lc;
+	int			i;
+
+	if (w.on || !run->inline_sets || !run->any_mask || deps == NIL)
+		return w;
+	need = palloc0(sizeof(bool) * plan->nsets);
+	foreach(lc, deps)
+		add_deps(plan, lfirst_int(lc), need);
+	for (i = 0; i < plan->nsets && !w.on; i++)
+		if (need[i] && (plan->sets[i].fragment ||
+						plan->cfg->tables[plan->sets[i].table].any_mask))
+			w = withhold_for(run, plan->sets[i].table, true, false);
+	pfree(need);
+	return w;
+}
+
+/*
+ * run_query
+ *		SPI_execute(sql) read-only, its errors withheld as w says.  The query
+ *		is parsed and planned first, unwithheld, so that a mistake in a
+ *		user's fragment (an unknown column, a type mismatch) is reported as
+ *		it is: only its execution sees rows.  Planned without parallel
+ *		workers (SPI_prepare), which would log their own errors.
+ */
+static int
+run_query(const char *sql, Withhold w)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
+	SPIExecuteOptions opts;
+	int			ret;
+
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a query: %s", SPI_result_code_string(SPI_result));
+	memset(&opts, 0, sizeof(opts));
+	opts.read_only = true;
+	ret = execute_withheld(plan, &opts, w);
+	SPI_freeplan(plan);
+	return ret;
 }
 
 /*
@@ -576,7 +733,7 @@ notice_unmatched_ids(SubsetRun *run)
 	if (plan->ids_query == NULL)
 		return;
 	nest = exwiw_pin_search_path();
-	if (SPI_execute(plan->ids_query, true, 0) != SPI_OK_SELECT)
+	if (run_query(plan->ids_query, withhold_for(run, plan->target, false, false)) != SPI_OK_SELECT)
 		elog(ERROR, "could not check the target ids");
 	exwiw_restore_settings(nest);
 	if (SPI_processed == 0)
@@ -610,9 +767,10 @@ notice_unmatched_ids(SubsetRun *run)
  * notice_filtered
  *		NOTICE for each table whose filter excludes rows that closure adds
  *		anyway (exported rows reference them, so the load needs them).
+ *		*file is the file at hand, for the error context.
  */
 static void
-notice_filtered(SubsetRun *run)
+notice_filtered(SubsetRun *run, int *file)
 {
 	SubsetPlan *plan = run->plan;
 	int			i;
@@ -626,10 +784,12 @@ notice_filtered(SubsetRun *run)
 		if (f->filter_query == NULL)
 			continue;
 		CHECK_FOR_INTERRUPTS();
+		*file = i;
 		/* the sets are registered in this connection (compute_set) */
-		if (SPI_execute(with_sets(run, f->filter_query,
-								  f->fixup ? f->deps : list_make1_int(f->filter_set)),
-						true, 0) != SPI_OK_SELECT)
+		if (run_query(with_sets(run, f->filter_query,
+								f->fixup ? f->deps : list_make1_int(f->filter_set)),
+					  withhold_for_query(run, f->table, true, false,
+										 f->fixup ? f->deps : list_make1_int(f->filter_set))) != SPI_OK_SELECT)
 			elog(ERROR, "could not count the rows a filter excludes");
 		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		if (n > 0 && f->fixup)
@@ -735,6 +895,45 @@ file_epilogue(SubsetRun *run, SubsetFile *f)
 }
 
 /*
+ * read_pairs
+ *		Fetch every (child, parent) pair of row numbers from cursor cur of
+ *		the depth query into the growing arrays *pc and *pp (NULL at first),
+ *		counting them in *npairs.  Row numbers are 1..n.
+ */
+static void
+read_pairs(Portal cur, int64 n, int **pc, int **pp, int64 *npairs)
+{
+	int64		cap = 0;
+
+	for (;;)
+	{
+		uint64		j;
+
+		CHECK_FOR_INTERRUPTS();
+		SPI_cursor_fetch(cur, true, 10000);
+		if (SPI_processed == 0)
+			break;
+		for (j = 0; j < SPI_processed; j++)
+		{
+			bool		n1,
+						n2;
+
+			if ((*npairs) == cap)
+			{
+				cap = Max(1024, cap * 2);
+				*pc = *pc ? repalloc_huge(*pc, sizeof(int) * cap) : palloc_extended(sizeof(int) * cap, MCXT_ALLOC_HUGE);
+				*pp = *pp ? repalloc_huge(*pp, sizeof(int) * cap) : palloc_extended(sizeof(int) * cap, MCXT_ALLOC_HUGE);
+			}
+			(*pc)[*npairs] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &n1));
+			(*pp)[*npairs] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &n2));
+			Assert((*pc)[*npairs] >= 1 && (*pc)[*npairs] <= n && (*pp)[*npairs] >= 1 && (*pp)[*npairs] <= n);
+			(*npairs)++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+}
+
+/*
  * file_depths
  *		Depth of every row of a self-referencing table's file in its
  *		exported tree: 0 for a row whose parents are not exported, else one
@@ -755,7 +954,6 @@ file_depths(SubsetRun *run, SubsetFile *f, int fset)
 	int		   *pc = NULL;		/* pairs: child, parent */
 	int		   *pp = NULL;
 	int64		npairs = 0;
-	int64		cap = 0;
 	int64		i,
 				qh = 0,
 				qt = 0;
@@ -764,6 +962,9 @@ file_depths(SubsetRun *run, SubsetFile *f, int fset)
 	Datum	   *elems;
 	ArrayType  *result;
 	int			nest = exwiw_pin_search_path();
+	Withhold	w = withhold_for_query(run, f->table, f->fragment, false,
+									   list_make1_int(fset));
+	MemoryContext old = CurrentMemoryContext;
 
 	if (run->inline_sets)
 	{
@@ -772,7 +973,7 @@ file_depths(SubsetRun *run, SubsetFile *f, int fset)
 													run->plan->sets[fset].name),
 									  list_make1_int(fset));
 
-		if (SPI_execute(count, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		if (run_query(count, w) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not count the rows of a self-referencing table");
 		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	}
@@ -790,31 +991,19 @@ file_depths(SubsetRun *run, SubsetFile *f, int fset)
 	if (plan == NULL)
 		elog(ERROR, "could not prepare the depth query");
 	cur = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	for (;;)
+	if (!w.on)
+		read_pairs(cur, n, &pc, &pp, &npairs);
+	else
 	{
-		uint64		j;
-
-		CHECK_FOR_INTERRUPTS();
-		SPI_cursor_fetch(cur, true, 10000);
-		if (SPI_processed == 0)
-			break;
-		for (j = 0; j < SPI_processed; j++)
+		PG_TRY();
 		{
-			bool		n1,
-						n2;
-
-			if (npairs == cap)
-			{
-				cap = Max(1024, cap * 2);
-				pc = pc ? repalloc_huge(pc, sizeof(int) * cap) : palloc_extended(sizeof(int) * cap, MCXT_ALLOC_HUGE);
-				pp = pp ? repalloc_huge(pp, sizeof(int) * cap) : palloc_extended(sizeof(int) * cap, MCXT_ALLOC_HUGE);
-			}
-			pc[npairs] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 1, &n1));
-			pp[npairs] = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc, 2, &n2));
-			Assert(pc[npairs] >= 1 && pc[npairs] <= n && pp[npairs] >= 1 && pp[npairs] <= n);
-			npairs++;
+			read_pairs(cur, n, &pc, &pp, &npairs);
 		}
-		SPI_freetuptable(SPI_tuptable);
+		PG_CATCH();
+		{
+			exwiw_withhold_error(old, w.table, w.masked, w.keys);
+		}
+		PG_END_TRY();
 	}
 	SPI_cursor_close(cur);
 	SPI_freeplan(plan);
@@ -935,6 +1124,7 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	SubsetRun  *run = palloc0(sizeof(SubsetRun));
 	RunErrorContext ectx = {NULL, -1, -1};
 	ErrorContextCallback errcb;
+	int			serial = -1;
 	int			i;
 
 	run->funcname = funcname;
@@ -945,11 +1135,17 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	run->depths = palloc0(sizeof(ArrayType *) * Max(plan->nfiles, 1));
 	MemoryContextSwitchTo(old);
 
+	for (i = 0; i < plan->cfg->ntables; i++)
+		run->any_mask |= (!plan->cfg->tables[i].ignore && plan->cfg->tables[i].any_mask);
+
 	errcb.callback = run_error_context;
 	errcb.arg = &ectx;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
 	ectx.run = run;
+	/* no parallel worker logs an error that is withheld here */
+	if (run->any_mask)
+		serial = exwiw_pin_serial();
 
 	lock_tables(run);
 
@@ -981,7 +1177,8 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 		compute_set(run, i);
 	}
 	ectx.set = -1;
-	notice_filtered(run);
+	notice_filtered(run, &ectx.file);
+	ectx.file = -1;
 	SPI_finish();
 
 	for (i = 0; i < plan->nfiles; i++)
@@ -1004,6 +1201,8 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 		MemoryContextSwitchTo(old);
 		SPI_finish();
 	}
+	if (serial >= 0)
+		exwiw_restore_settings(serial);
 	error_context_stack = errcb.previous;
 	return run;
 }
@@ -1011,13 +1210,15 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 /*
  * subset_run_file_query
  *		The stream query of file i: its SQL, the sets it reads, its
- *		parameter, and whether a user's fragment is in it.
+ *		parameter, whether a user's fragment is in it, and whether its
+ *		errors are withheld (withhold_for_query).
  */
 void
 subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 {
 	SubsetFile *f = &run->plan->files[i];
 	SubsetTable *t = &run->plan->cfg->tables[f->table];
+	Withhold	w;
 
 	memset(q, 0, sizeof(*q));
 	q->sql = with_sets(run, f->query, f->deps);
@@ -1032,17 +1233,12 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 		q->values = palloc(sizeof(Datum));
 		q->values[0] = PointerGetDatum(run->depths[i]);
 	}
-	if (t->any_mask)
+	w = withhold_for_query(run, f->table, f->fragment, true, f->deps);
+	if (w.on)
 	{
-		StringInfoData cols;
-		int			c;
-
-		initStringInfo(&cols);
-		for (c = 0; c < t->ncols; c++)
-			if (SubsetColumnIsMasked(&t->cols[c]))
-				appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", t->cols[c].name);
-		q->error_table = t->name;
-		q->masked_columns = cols.data;
+		q->error_table = w.table;
+		q->masked_columns = w.masked;
+		q->error_keys = w.keys;
 	}
 	q->context = psprintf("%s, table \"%s\", file %s", run->funcname, t->name,
 						  f->file_name);
