@@ -126,6 +126,7 @@ typedef struct SubsetTable
 	bool		ignore;
 	bool		export_all;		/* "export": "all": may go out in full */
 	bool		needs_scope_decision;	/* safe mode: undecided */
+	bool		no_cascade;		/* the planner found its cascade in a cycle */
 	int			ncols;
 	SubsetColumn *cols;			/* the exported columns, config order */
 	bool		any_mask;
@@ -151,6 +152,7 @@ typedef struct SubsetConfig
 	SubsetEdge *edges;
 	bool		allow_undecided;	/* the export goes on with undecided
 									 * tables and columns */
+	bool		cascade_cut;	/* planning failed on a cascade's cycle */
 	bool		keep_cycle_values;	/* no file order to keep (JSON Lines): a
 									 * cycle's columns are written as is */
 } SubsetConfig;

@@ -152,17 +152,15 @@ build_x(Planner *pl, int ti)
 	if (pl->x_state[ti] == 2)
 		return;
 	if (pl->x_state[ti] == 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the rows of table \"%s\" depend on themselves", t->name),
-				 errdetail("A table's rows are selected through its own rows, by a cascade or a reverse_scope in a cycle."),
-				 errhint("Mark one of the belongs_tos of the cycle \"ignore\".")));
+		planner_cycle_error(pl, ti);
 	pl->x_state[ti] = 1;
+	planner_enter(pl, ti);
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
 	if (!pl->may[ti])
 	{
 		pl->x_state[ti] = 2;
+		planner_leave(pl);
 		return;
 	}
 
@@ -274,6 +272,7 @@ build_x(Planner *pl, int ti)
 		pl->xdeps[ti] = xdeps;
 	}
 	pl->x_state[ti] = 2;
+	planner_leave(pl);
 }
 
 /*
@@ -294,18 +293,16 @@ planner_build_rows(Planner *pl, int ti)
 	if (pl->rows_state[ti] == 2)
 		return;
 	if (pl->rows_state[ti] == 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the rows of table \"%s\" depend on themselves", t->name),
-				 errdetail("A table's rows are selected through its own rows, by a cascade or a reverse_scope in a cycle."),
-				 errhint("Mark one of the belongs_tos of the cycle \"ignore\".")));
+		planner_cycle_error(pl, ti);
 	pl->rows_state[ti] = 1;
+	planner_enter(pl, ti);
 	check_stack_depth();
 	build_x(pl, ti);
 	planner_build_seed(pl, ti);
 	if (!pl->may[ti])
 	{
 		pl->rows_state[ti] = 2;
+		planner_leave(pl);
 		return;
 	}
 	if (pl->xset[ti] >= 0)
@@ -407,4 +404,5 @@ planner_build_rows(Planner *pl, int ti)
 									   "all rows");
 	}
 	pl->rows_state[ti] = 2;
+	planner_leave(pl);
 }

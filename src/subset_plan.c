@@ -39,6 +39,9 @@
  */
 #include "subset_planner.h"
 
+#include "access/xact.h"
+#include "utils/resowner.h"
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
@@ -161,6 +164,66 @@ planner_edge_live(Planner *pl, SubsetEdge *e)
 {
 	return !e->broken && !pl->cfg->tables[e->child].ignore &&
 		!pl->cfg->tables[e->parent].ignore;
+}
+
+/*
+ * planner_enter, planner_leave
+ *		Table t's rows (its seed, added rows or all rows) are being built,
+ *		or are built: the chain planner_cycle_error names.
+ */
+void
+planner_enter(Planner *pl, int t)
+{
+	pl->chain = lappend_int(pl->chain, t);
+}
+
+void
+planner_leave(Planner *pl)
+{
+	Assert(pl->chain != NIL);
+	pl->chain = list_delete_last(pl->chain);
+}
+
+/*
+ * planner_cycle_error
+ *		Table t's rows were asked for while they are being built: they
+ *		depend on themselves through the tables of the chain since t's
+ *		entry (a cascade or a reverse_scope in a cycle).  Name them.
+ */
+void
+planner_cycle_error(Planner *pl, int t)
+{
+	StringInfoData chain;
+	ListCell   *lc;
+	bool		on = false;
+
+	initStringInfo(&chain);
+	foreach(lc, pl->chain)
+	{
+		on |= (lfirst_int(lc) == t);
+		/* a table enters twice in a row: its rows, then its added rows */
+		if (on && !(foreach_current_index(lc) > 0 &&
+					list_nth_int(pl->chain, foreach_current_index(lc) - 1) == lfirst_int(lc)))
+			appendStringInfo(&chain, "%s -> ", pl->cfg->tables[lfirst_int(lc)].name);
+	}
+	appendStringInfoString(&chain, pl->cfg->tables[t].name);
+
+	/* a cascade on the cycle: plan again without it (subset_plan_build) */
+	on = false;
+	foreach(lc, pl->chain)
+	{
+		on |= (lfirst_int(lc) == t);
+		if (on && pl->kind[lfirst_int(lc)] == SEED_CASCADE)
+		{
+			pl->cfg->tables[lfirst_int(lc)].no_cascade = true;
+			pl->cfg->cascade_cut = true;
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the rows of table \"%s\" depend on themselves", pl->cfg->tables[t].name),
+			 errdetail("Each table's rows are chosen from the next one's: %s.", chain.data),
+			 errhint("Mark one of the belongs_tos between them \"ignore\", or give one of the tables a rule of its own (a belongs_to path, a scope_column, \"export\": \"all\").")));
 }
 
 /*
@@ -912,12 +975,12 @@ plan_error_context(void *arg)
 }
 
 /*
- * subset_plan_build
- *		Plan the export of the rows of target with primary keys ids.
+ * plan_build_once
+ *		Plan the export of the rows of target with primary keys ids, once.
  */
-SubsetPlan *
-subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
-				  ArrayType *ids, Jsonb *ids_by_space)
+static SubsetPlan *
+plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
+				ArrayType *ids, Jsonb *ids_by_space)
 {
 	Planner		pl;
 	SubsetPlan *plan = palloc0(sizeof(SubsetPlan));
@@ -1004,6 +1067,58 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 	plan->ids_query = planner_ids_query(&pl);
 	error_context_stack = errcb.previous;
 	return plan;
+}
+
+/*
+ * subset_plan_build
+ *		Plan the export of the rows of target with primary keys ids.  A
+ *		forward cascade (subset_seeds.c's rule 7) takes the rows of a parent
+ *		whose own rows may come from the closure of the cascade's children:
+ *		in a real schema the two can depend on each other.  When planning
+ *		finds such a cycle (planner_cycle_error marks the cascading tables of
+ *		it), it plans again, in a subtransaction each time so that nothing
+ *		of the failed attempt stays open, with those tables' cascade off:
+ *		they are then chosen by what references them, or left undecided.
+ *		Each retry turns off at least one cascade, so this ends.
+ */
+SubsetPlan *
+subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
+				  ArrayType *ids, Jsonb *ids_by_space)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	for (;;)
+	{
+		SubsetPlan *volatile plan = NULL;
+		volatile bool retry = false;
+
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(cxt);
+		PG_TRY();
+		{
+			plan = plan_build_once(funcname, cfg, target, ids, ids_by_space);
+			ReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(cxt);
+			if (!cfg->cascade_cut)
+				PG_RE_THROW();
+			cfg->cascade_cut = false;
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			retry = true;
+		}
+		PG_END_TRY();
+		if (!retry)
+			return plan;
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /*

@@ -84,6 +84,8 @@ typedef struct Planner
 	char	  **xcond;			/* condition of the rows closure adds */
 	List	  **xdeps;			/* sets it reads */
 	List	   *cycle_arms;		/* edges left out of seeds: cycles */
+	List	   *chain;			/* tables whose rows are being built, outer
+								 * first (planner_enter) */
 } Planner;
 
 /* subset_plan.c */
@@ -92,6 +94,9 @@ extern int	planner_add_set(Planner *pl, const char *prefix, int table,
 							const char *rule);
 extern SubsetSet *planner_set(Planner *pl, int i);
 extern bool planner_edge_live(Planner *pl, SubsetEdge *e);
+extern void planner_enter(Planner *pl, int t);
+extern void planner_leave(Planner *pl);
+extern void planner_cycle_error(Planner *pl, int t) pg_attribute_noreturn();
 extern const char *planner_alias(SubsetTable *t);
 extern void planner_cols_union(SubsetCols *dst, const SubsetCols *b);
 extern bool planner_cols_equal(const SubsetCols *a, const SubsetCols *b);

@@ -599,7 +599,7 @@ decide_fallbacks(Planner *pl)
 				}
 				arms = (list_length(arms) == 0 && ngroups == 1) ? group : NIL;
 			}
-			if (arms != NIL)
+			if (arms != NIL && !cfg->tables[ti].no_cascade)
 			{
 				pl->kind[ti] = SEED_CASCADE;
 				pl->seed_edges[ti] = arms;
@@ -1035,8 +1035,9 @@ planner_build_seed(Planner *pl, int ti)
 	if (pl->building[ti] == 2 || pl->kind[ti] == SEED_NONE)
 		return;
 	if (pl->building[ti] == 1)
-		elog(ERROR, "seed of table \"%s\" depends on itself", t->name);
+		planner_cycle_error(pl, ti);
 	pl->building[ti] = 1;
+	planner_enter(pl, ti);
 	check_stack_depth();
 	initStringInfo(&s);
 
@@ -1187,6 +1188,7 @@ planner_build_seed(Planner *pl, int ti)
 	if (pl->batched[ti])
 		batch_seed(pl, ti);
 	pl->building[ti] = 2;
+	planner_leave(pl);
 }
 
 /*
