@@ -41,6 +41,7 @@
 #include "access/table.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "utils/fmgroids.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -177,6 +178,21 @@ single_key(Oid relid, Oid *typid)
 	}
 	relation_close(rel, AccessShareLock);
 	return name;
+}
+
+/*
+ * same_key_type
+ *		Can a column of type a hold the keys of a column of type b?  The
+ *		same type, or two integer types (Rails made references bigint in
+ *		5.1; older tables keep integer keys).
+ */
+static bool
+same_key_type(Oid a, Oid b)
+{
+	if (a == b)
+		return true;
+	return (a == INT2OID || a == INT4OID || a == INT8OID) &&
+		(b == INT2OID || b == INT4OID || b == INT8OID);
 }
 
 /*
@@ -362,7 +378,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 
 				pi = class_table(tables, n, v, ti);
 				if (pi < 0 || (ref = single_key(tables[pi].relid, &rt)) == NULL ||
-					rt != att->atttypid)
+					!same_key_type(att->atttypid, rt))
 					continue;
 				fk = new_fk(relid, tables[pi].relid, col, ref,
 							"a polymorphic pair of columns (Rails), arms from the values of the type column");
@@ -378,7 +394,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			Oid			rt;
 			char	   *ref = single_key(tables[pi].relid, &rt);
 
-			if (ref != NULL && rt == att->atttypid)
+			if (ref != NULL && same_key_type(att->atttypid, rt))
 			{
 				out = lappend(out, new_fk(relid, tables[pi].relid, col, ref,
 										  "a column named as Rails names a key of that table"));
@@ -390,7 +406,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			SubsetCatalogFk *like = declared_meaning(fks, relid, col);
 
 			if (like != NULL && like->parent != relid &&
-				get_atttype(like->child, get_attnum(like->child, col)) == att->atttypid)
+				same_key_type(att->atttypid, get_atttype(like->child, get_attnum(like->child, col))))
 				out = lappend(out, new_fk(relid, like->parent, col, like->ref[0],
 										  psprintf("other tables' foreign keys named \"%s\" all reference that table", col)));
 		}

@@ -849,8 +849,9 @@ table_has_decision(SubsetConfig *cfg, int ti)
  * collect_undecided
  *		The tables of the plan that would go out in full although nobody
  *		decided it (unrelated to the target, or tied by no rule), and those
- *		that safe mode marked "needs_scope_decision" and that still have no
- *		decision, in processing order.
+ *		that safe mode marked "needs_scope_decision", that still have no
+ *		decision and whose rows do not come in as parents of exported rows,
+ *		in processing order.
  */
 static void
 collect_undecided(Planner *pl)
@@ -865,9 +866,13 @@ collect_undecided(Planner *pl)
 
 		if (t->ignore)
 			continue;
+		/*
+		 * Marked undecided: refused unless its rows come in as the parents
+		 * of exported rows (a lookup table of the tenant's rows: fine).
+		 */
 		if (pl->kind[ti] == SEED_UNRELATED || pl->kind[ti] == SEED_FALLBACK ||
 			(t->needs_scope_decision && !table_has_decision(pl->cfg, ti) &&
-			 ti != plan->target))
+			 ti != plan->target && !(pl->kind[ti] == SEED_NONE && pl->may[ti])))
 			plan->undecided = lappend(plan->undecided, t->name);
 	}
 }

@@ -55,6 +55,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "access/table.h"
+#include "catalog/pg_constraint.h"
+#include "nodes/primnodes.h"
+#include "utils/fmgroids.h"
 
 /*
  * ids_arrays
@@ -1287,9 +1291,54 @@ check_batch(Planner *pl, int ti)
 }
 
 /*
+ * column_checked_not_null
+ *		Has relation relid a validated CHECK (col IS NOT NULL) on column
+ *		attnum?  It holds the column as NOT NULL does (GitLab adds NOT NULL
+ *		that way first, to validate it without a long lock).
+ */
+static bool
+column_checked_not_null(Oid relid, AttrNumber attnum)
+{
+	Relation	rel = table_open(ConstraintRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		found = false;
+
+	ScanKeyInit(&key, Anum_pg_constraint_conrelid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, ConstraintRelidTypidNameIndexId, true,
+							  NULL, 1, &key);
+	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_constraint con = (Form_pg_constraint) GETSTRUCT(tup);
+		Datum		bin;
+		bool		isnull;
+		Node	   *expr;
+
+		if (con->contype != CONSTRAINT_CHECK || !con->convalidated)
+			continue;
+		bin = heap_getattr(tup, Anum_pg_constraint_conbin,
+						   RelationGetDescr(rel), &isnull);
+		if (isnull)
+			continue;
+		expr = stringToNode(TextDatumGetCString(bin));
+		if (IsA(expr, NullTest) &&
+			((NullTest *) expr)->nulltesttype == IS_NOT_NULL &&
+			IsA(((NullTest *) expr)->arg, Var) &&
+			((Var *) ((NullTest *) expr)->arg)->varattno == attnum)
+			found = true;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
  * subset_edge_not_null
- *		Are all foreign key columns of edge e NOT NULL in the child?  Then
- *		every row of the child references a parent row through e.
+ *		Are all foreign key columns of edge e NOT NULL in the child (by
+ *		NOT NULL, or a validated CHECK (col IS NOT NULL))?  Then every row of
+ *		the child references a parent row through e.
  */
 bool
 subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
@@ -1308,7 +1357,7 @@ subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
 				 e->fk.attnums[k], t->relid);
 		notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
 		ReleaseSysCache(tup);
-		if (!notnull)
+		if (!notnull && !column_checked_not_null(t->relid, e->fk.attnums[k]))
 			return false;
 	}
 	return true;
