@@ -1109,14 +1109,19 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 		}
 		PG_CATCH();
 		{
+			ErrorData  *edata;
+
+			/* the subtransaction ends whatever the error, as plpgsql's do */
 			MemoryContextSwitchTo(cxt);
-			if (!cfg->cascade_cut)
-				PG_RE_THROW();
-			cfg->cascade_cut = false;
+			edata = CopyErrorData();
 			FlushErrorState();
 			RollbackAndReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(cxt);
 			CurrentResourceOwner = owner;
+			if (!cfg->cascade_cut)
+				ReThrowError(edata);
+			cfg->cascade_cut = false;
+			FreeErrorData(edata);
 			retry = true;
 		}
 		PG_END_TRY();
