@@ -48,7 +48,8 @@ enum
 	OPT_FORCE,
 	OPT_ALLOW_UNDECIDED,
 	OPT_SPLIT_ROWS,
-	OPT_ANALYZE
+	OPT_ANALYZE,
+	OPT_FORMAT
 };
 
 static const struct option long_options[] = {
@@ -82,6 +83,7 @@ static const struct option long_options[] = {
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
+	{"format", required_argument, NULL, OPT_FORMAT},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, 'V'},
@@ -163,6 +165,8 @@ usage(void)
 	printf("Explain options:\n"
 		   "        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
 		   "    -v, --verbose                    Print each table's EXPLAIN plan too\n"
+		   "        --format=FORMAT              text (default): one line per table with the rule\n"
+		   "                                     that chose its rows; json: the plan for scripts\n"
 		   "\n");
 	printf("Schema options:\n"
 		   "        --from-db                    Read the schema from the database the connection\n"
@@ -426,6 +430,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_ANALYZE:
 				opts->analyze = true;
 				break;
+			case OPT_FORMAT:
+				opts->explain_format = pg_strdup(optarg);
+				break;
 			case 'v':
 				opts->show_plans = true;
 				break;
@@ -603,9 +610,15 @@ check_options(CliOptions *opts)
 			exit(1);
 		}
 	}
-	else if (opts->analyze || opts->show_plans)
+	else if (opts->analyze || opts->show_plans || opts->explain_format)
 	{
-		pg_log_error("--analyze and --verbose apply to the explain subcommand only");
+		pg_log_error("--analyze, --verbose and --format apply to the explain subcommand only");
+		exit(1);
+	}
+	if (opts->explain_format && strcmp(opts->explain_format, "text") != 0 &&
+		strcmp(opts->explain_format, "json") != 0)
+	{
+		pg_log_error("invalid explain format '%s'. Available options are: text, json", opts->explain_format);
 		exit(1);
 	}
 
