@@ -153,6 +153,7 @@ typedef struct ExwiwSqlWriterOptions
 	bool		no_column_list; /* INSERT INTO t VALUES, COPY t FROM stdin */
 	ExwiwSqlFile file;
 	const char *setval_lines;
+	const char *conflict;		/* INSERT: an ON CONFLICT clause, or NULL */
 } ExwiwSqlWriterOptions;
 
 extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,

@@ -299,6 +299,22 @@ exwiw_sql_frame_row_end(const ExwiwSqlFrame *f, StringInfo buf)
 }
 
 /*
+ * end_statement
+ *		End an INSERT statement: its ON CONFLICT clause, if any, on a line of
+ *		its own, then ";".
+ */
+static void
+end_statement(const ExwiwSqlFrame *f, StringInfo buf)
+{
+	if (f->conflict)
+	{
+		appendStringInfoCharMacro(buf, '\n');
+		appendStringInfoString(buf, f->conflict);
+	}
+	appendStringInfoCharMacro(buf, ';');
+}
+
+/*
  * exwiw_sql_frame_between
  *		End the previous row when row next_rowno follows: "," inside an
  *		INSERT statement, ";" when the next row starts a new statement;
@@ -311,7 +327,7 @@ exwiw_sql_frame_between(const ExwiwSqlFrame *f, StringInfo buf, uint64 next_rown
 	if (!f->insert)
 		return;
 	if (f->rows_per_statement > 0 && next_rowno % f->rows_per_statement == 0)
-		appendStringInfoCharMacro(buf, ';');
+		end_statement(f, buf);
 	else
 		appendStringInfoCharMacro(buf, ',');
 }
@@ -325,7 +341,7 @@ void
 exwiw_sql_frame_finish(const ExwiwSqlFrame *f, StringInfo buf)
 {
 	if (f->insert)
-		appendStringInfoCharMacro(buf, ';');
+		end_statement(f, buf);
 	else
 		appendStringInfoString(buf, "\n\\.");
 	if (f->epilogue)

@@ -26,6 +26,8 @@ typedef struct ExwiwSqlFrame
 	int			header_len;
 	const char *prologue;
 	const char *epilogue;
+	const char *conflict;		/* INSERT: a clause on a line of its own
+								 * before each ";", or NULL */
 } ExwiwSqlFrame;
 
 extern bool exwiw_ident_needs_quotes(const char *ident);

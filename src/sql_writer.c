@@ -327,5 +327,6 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->frame.prologue = opts->file == EXWIW_SQL_SUBSET ? SUBSET_PROLOGUE :
 		opts->file == EXWIW_SQL_FILE ? FILE_PROLOGUE : NULL;
 	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
+	sw->frame.conflict = opts->conflict && sw->frame.insert ? pstrdup(opts->conflict) : NULL;
 	return &sw->pub;
 }

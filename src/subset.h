@@ -61,6 +61,8 @@ typedef struct SubsetColumn
 	char	   *fake_type;		/* replace_with_fake_data: type, or NULL */
 	char	   *fake_locale;	/* ... its locale, or NULL */
 	char	   *fake_seed;		/* ... the column whose value seeds it */
+	char	   *override_sql;	/* the planner's expression instead (a
+								 * cycle's column written NULL), or NULL */
 } SubsetColumn;
 
 /* A piece of a replace_with template: literal text, or {column}. */
@@ -95,6 +97,7 @@ typedef struct SubsetEdge
 	SubsetCols	type_col;		/* polymorphic: the child's type column */
 	char	   *type_value;		/* ... and the value naming this parent */
 	bool		broken;			/* dropped to break a cycle */
+	bool		deferred;		/* cuts a cycle: written NULL, set later */
 } SubsetEdge;
 
 #define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
@@ -121,6 +124,8 @@ typedef struct SubsetTable
 	char	   *filter;			/* SQL predicate, or NULL */
 	int			chunk;			/* rows per INSERT statement */
 	bool		ignore;
+	bool		export_all;		/* "export": "all": may go out in full */
+	bool		needs_scope_decision;	/* safe mode: undecided */
 	int			ncols;
 	SubsetColumn *cols;			/* the exported columns, config order */
 	bool		any_mask;
@@ -144,6 +149,10 @@ typedef struct SubsetConfig
 	SubsetTable *tables;
 	int			nedges;
 	SubsetEdge *edges;
+	bool		allow_undecided;	/* the export goes on with undecided
+									 * tables and columns */
+	bool		keep_cycle_values;	/* no file order to keep (JSON Lines):
+									 * a cycle's columns are written as is */
 } SubsetConfig;
 
 /* A row set, computed once into a tuplestore (see subset_run.c). */
@@ -185,6 +194,9 @@ typedef struct SubsetFile
 	bool		has_rows;		/* false: known to have no rows */
 	int			filter_set;		/* set whose rows the filter would drop, or -1 */
 	char	   *filter_query;	/* counts them, or NULL */
+	/* a cycle's fix-up: the columns written NULL, set once all is loaded */
+	bool		fixup;
+	char	   *conflict;		/* "ON CONFLICT (key) DO UPDATE SET ..." */
 } SubsetFile;
 
 /* A plan: sets in the order they are computed, files in load order. */
@@ -199,6 +211,8 @@ typedef struct SubsetPlan
 	int		   *order;			/* table indexes in processing order */
 	int			norder;
 	char	   *ids_query;		/* target ids that match no row, or NULL */
+	List	   *undecided;		/* names of tables that would go out in
+								 * full, or that safe mode left undecided */
 } SubsetPlan;
 
 /* Where an error happened, for the error context. */
@@ -226,16 +240,32 @@ typedef struct SubsetCatalogFk
 	int			n;
 	char	  **fk;
 	char	  **ref;
+	const char *inferred;		/* not declared: why it is inferred, or NULL */
+	char	   *type_col;		/* inferred polymorphic arm: type column */
+	char	   *type_value;		/* ... and the value naming the parent */
 } SubsetCatalogFk;
+
+/* One table of a generated config. */
+typedef struct SubsetCatTable
+{
+	Oid			relid;
+	char	   *name;
+} SubsetCatTable;
 
 extern Oid	subset_root_relid(Oid relid);
 extern List *subset_catalog_fks(void);
 extern Oid	subset_current_schema(void);
 extern Jsonb *subset_catalog_config(Oid nspid);
 
+/* subset_infer.c */
+extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
+extern bool subset_looks_like_key(const char *col);
+
 /* subset_sensitive.c */
 extern bool subset_column_looks_sensitive(const char *table, const char *column,
 										  Oid typid);
+
+extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
 
 /* subset_order.c */
 extern int *subset_processing_order(SubsetConfig *cfg, int *n);
@@ -263,6 +293,7 @@ extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
+extern void subset_plan_check_decided(SubsetPlan *plan);
 
 /* subset_run.c */
 typedef struct SubsetRun SubsetRun;

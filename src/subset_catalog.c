@@ -197,12 +197,7 @@ config_name(Oid relid, Oid curnsp)
 	return psprintf("%s.%s", get_namespace_name(nsp), get_rel_name(relid));
 }
 
-/* One table of the generated config. */
-typedef struct CatTable
-{
-	Oid			relid;
-	char	   *name;
-} CatTable;
+typedef SubsetCatTable CatTable;
 
 static int
 cat_table_cmp(const void *a, const void *b)
@@ -347,6 +342,18 @@ append_belongs_to(StringInfo buf, SubsetCatalogFk *fk, const char *parent_name)
 		append_json_cols(buf, fk->n, fk->fk);
 		appendStringInfoString(buf, ", \"references\": ");
 		append_json_cols(buf, fk->n, fk->ref);
+	}
+	if (fk->type_col)
+	{
+		appendStringInfoString(buf, ", \"foreign_type\": ");
+		append_json_string(buf, fk->type_col);
+		appendStringInfoString(buf, ", \"type_value\": ");
+		append_json_string(buf, fk->type_value);
+	}
+	if (fk->inferred)
+	{
+		appendStringInfoString(buf, ", \"inferred\": true, \"comment\": ");
+		append_json_string(buf, psprintf("inferred: %s", fk->inferred));
 	}
 	appendStringInfoChar(buf, '}');
 }
@@ -509,6 +516,73 @@ default_mask(Relation rel, Form_pg_attribute att, const char *pk)
 }
 
 /*
+ * rails_type
+ *		The Ruby client's type of a table Rails manages (schema_migrations,
+ *		ar_internal_metadata, as Rails creates them), or NULL.
+ */
+static const char *
+rails_type(Relation rel)
+{
+	const char *relname = RelationGetRelationName(rel);
+	Oid			relid = RelationGetRelid(rel);
+
+	if (strcmp(relname, "schema_migrations") == 0 &&
+		get_attnum(relid, "version") != InvalidAttrNumber)
+		return "rails_managed_schema_migrations";
+	if (strcmp(relname, "ar_internal_metadata") == 0 &&
+		get_attnum(relid, "key") != InvalidAttrNumber)
+		return "rails_managed_internal_metadata";
+	return NULL;
+}
+
+/*
+ * append_scope_decision
+ *		Safe mode for tables: a table that no belongs_to ties to another
+ *		(tied false) would go out in full wherever it is not the target or
+ *		reached from it.  It gets "needs_scope_decision": true when a column
+ *		other than its keys looks like the key of another table, naming it;
+ *		else "export": "all", with the reason.  Rails's own tables get the
+ *		Ruby client's types.
+ */
+static void
+append_scope_decision(StringInfo buf, Relation rel, bool tied, List *keycols)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData cols;
+	int			n = 0;
+	int			i;
+
+	if (tied)
+		return;
+	initStringInfo(&cols);
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		ListCell   *lc;
+		bool		iskey = false;
+
+		if (att->attisdropped)
+			continue;
+		foreach(lc, keycols)
+			iskey |= (strcmp(lfirst(lc), NameStr(att->attname)) == 0);
+		if (iskey || !subset_looks_like_key(NameStr(att->attname)))
+			continue;
+		appendStringInfo(&cols, "%s%s", n++ ? ", " : "", NameStr(att->attname));
+	}
+	if (n > 0)
+	{
+		appendStringInfoString(buf, ", \"needs_scope_decision\": true, \"export_reason\": ");
+		append_json_string(buf, psprintf("no belongs_to ties it to another table, but %s looks like the key of one: add a belongs_to or a scope_column, or decide \"export\": \"all\" or \"ignore\": true",
+										 cols.data));
+	}
+	else
+	{
+		appendStringInfoString(buf, ", \"export\": \"all\", \"export_reason\": ");
+		append_json_string(buf, "no belongs_to ties it to another table and no column looks like the key of one: every row where no rule ties it to the target");
+	}
+}
+
+/*
  * append_table
  *		One table's config object.
  */
@@ -524,11 +598,19 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	ListCell   *lc;
 	bool		first;
 	bool		generated = false;
+	bool		tied = false;
 	int			i;
 
 	initStringInfo(&notes);
 	appendStringInfoString(buf, "{\"name\": ");
 	append_json_string(buf, t->name);
+	if (rails_type(rel) != NULL)
+	{
+		/* the Ruby client's types: every row, every column */
+		appendStringInfo(buf, ", \"type\": \"%s\"}", rails_type(rel));
+		relation_close(rel, AccessShareLock);
+		return;
+	}
 	appendStringInfoString(buf, ", \"primary_key\": ");
 	if (npk == 0)
 	{
@@ -549,6 +631,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 
 		if (fk->child != t->relid)
 			continue;
+		tied |= (fk->parent != t->relid);
 		for (j = 0; j < nall && all[j].relid != fk->parent; j++)
 			;
 		Assert(j < nall);
@@ -593,6 +676,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfoChar(buf, ']');
+	append_scope_decision(buf, rel, tied, keycols);
 	if (generated)
 		appendStringInfo(&notes, "%sgenerated columns are left out: the load computes them",
 						 notes.len ? "; " : "");
@@ -652,6 +736,7 @@ subset_catalog_config(Oid nspid)
 		i++;
 	}
 	qsort(tables, n, sizeof(CatTable), cat_table_cmp);
+	fks = list_concat(fks, subset_infer_fks(tables, n, fks));
 
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "{\"tables\": [");

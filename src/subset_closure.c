@@ -33,6 +33,35 @@ typedef struct ClosureGroup
 } ClosureGroup;
 
 /*
+ * seed_covers
+ *		Does every seed row of table child reference, through edge i, a seed
+ *		row of its parent?  So when i is the seed's only arm, or one of a
+ *		group of polymorphic arms on one type column (each row follows the
+ *		arm its type names).  A seed that is a union of other arms too does
+ *		not: a row chosen through another arm may reference any row.
+ */
+static bool
+seed_covers(Planner *pl, int child, int i)
+{
+	SubsetEdge *e = &pl->cfg->edges[i];
+	ListCell   *lc;
+
+	if (!list_member_int(pl->seed_edges[child], i))
+		return false;
+	foreach(lc, pl->seed_edges[child])
+	{
+		SubsetEdge *a = &pl->cfg->edges[lfirst_int(lc)];
+
+		if (lfirst_int(lc) == i)
+			continue;
+		if (!SubsetEdgeIsPolymorphic(e) || !SubsetEdgeIsPolymorphic(a) ||
+			a->type_col.attnums[0] != e->type_col.attnums[0])
+			return false;
+	}
+	return true;
+}
+
+/*
  * planner_closure_prepare
  *		Before any set is built: the columns of each table's exwiw_x and
  *		exwiw_f rows, which tables reference themselves, and which tables'
@@ -51,6 +80,14 @@ planner_closure_prepare(Planner *pl)
 
 		if (!planner_edge_live(pl, e))
 			continue;
+		if (e->deferred)
+		{
+			/* the fix-up file reads the child's rows and the parent's keys */
+			planner_cols_union(&pl->fcols[e->child], &e->fk);
+			planner_cols_union(&pl->fcols[e->parent], &e->ref);
+			pl->need_f[e->child] = pl->need_f[e->parent] = true;
+			continue;
+		}
 		planner_cols_union(&pl->fcols[e->child], &e->fk);
 		if (SubsetEdgeIsPolymorphic(e))
 			planner_cols_union(&pl->fcols[e->child], &e->type_col);
@@ -59,7 +96,7 @@ planner_closure_prepare(Planner *pl)
 			planner_cols_union(&pl->fcols[e->child], &e->ref);
 			pl->selfref[e->child] = true;
 		}
-		else if (!list_member_int(pl->seed_edges[e->child], i))
+		else if (!seed_covers(pl, e->child, i))
 			pl->need_f[e->child] = true;
 	}
 	for (i = 0; i < pl->nt; i++)
@@ -137,14 +174,14 @@ build_x(Planner *pl, int ti)
 		ClosureGroup *g = NULL;
 
 		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
-			!pl->may[e->child])
+			e->deferred || !pl->may[e->child])
 			continue;
 
 		/*
 		 * Through its seed edges a child's seed rows reference rows of ours
 		 * that we have anyway: only its added rows count.
 		 */
-		if (list_member_int(pl->seed_edges[e->child], i) && !pl->selfref[e->child])
+		if (seed_covers(pl, e->child, i) && !pl->selfref[e->child])
 		{
 			build_x(pl, e->child);
 			src = pl->xset[e->child];

@@ -42,8 +42,9 @@
 /* Allowed keys, sorted for the hint. */
 static const char *const table_keys[] = {
 	"batch_scope", "belongs_tos", "bulk_insert_chunk_size", "columns",
-	"comment", "filter", "id_space", "ignore", "name", "primary_key",
-	"reverse_scope", "scope_column", "scope_exempt", "type", NULL
+	"comment", "export", "export_reason", "filter", "id_space", "ignore",
+	"name", "needs_scope_decision", "primary_key", "reverse_scope",
+	"scope_column", "scope_exempt", "type", NULL
 };
 static const char *const column_keys[] = {
 	"comment", "ignore", "map", "name", "needs_mask_decision", "raw_sql",
@@ -51,7 +52,7 @@ static const char *const column_keys[] = {
 };
 static const char *const belongs_to_keys[] = {
 	"comment", "foreign_key", "foreign_type", "ignore", "ignore_type",
-	"references", "table_name", "type_value", NULL
+	"inferred", "references", "table_name", "type_value", NULL
 };
 static const char *const fake_keys[] = {"locale", "seed", "type", NULL};
 static const char *const reverse_keys[] = {"column", "via", NULL};
@@ -840,6 +841,33 @@ valid_space_name(const char *s)
 }
 
 /*
+ * parse_scope_decision
+ *		A table's decision about being exported in full: "export": "all"
+ *		(every row may go, where no rule ties its rows to the target), or
+ *		"needs_scope_decision": true (safe mode left it undecided; the
+ *		export refuses it).  "export_reason" is the generator's note.
+ */
+static void
+parse_scope_decision(ConfigParse *p, SubsetTable *t, JsonbValue *tv)
+{
+	char	   *export = get_string(p, tv, "export", "export", true);
+
+	(void) get_string(p, tv, "export_reason", "export_reason", true);
+	if (export != NULL && strcmp(export, "all") != 0)
+	{
+		p->ectx.key = "export";
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"export\" of table \"%s\" must be \"all\", not \"%s\"",
+						t->name, export),
+				 errhint("Leave the key out to export only the rows tied to the target.")));
+	}
+	t->export_all = (export != NULL);
+	t->needs_scope_decision = get_bool(p, tv, "needs_scope_decision",
+									   "needs_scope_decision");
+}
+
+/*
  * parse_scope_keys
  *		The Ruby client's table keys that need no other table: type,
  *		scope_column, scope_exempt, id_space.
@@ -1059,6 +1087,7 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 	if (v != NULL && v->type != jbvNull && v->type != jbvBool)
 		type_error(p, "ignore", "a boolean or null", v);
 	t->ignore = (v != NULL && v->type == jbvBool && v->val.boolean);
+	parse_scope_decision(p, t, tv);
 
 	v = json_get(tv, "primary_key");
 	parse_cols(p, t, v, "primary_key", &t->pk);
@@ -1114,6 +1143,8 @@ parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv,
 		(void) get_string(p, b, "comment", key, true);
 		key = psprintf("belongs_tos[%d].ignore_type", i);
 		(void) get_string(p, b, "ignore_type", key, true);
+		key = psprintf("belongs_tos[%d].inferred", i);
+		(void) get_bool(p, b, "inferred", key);
 		{
 			JsonbValue *ig = json_get(b, "ignore");
 

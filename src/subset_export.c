@@ -126,6 +126,18 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 		MemoryContextSwitchTo(old);
 		return stream;
 	}
+	if (plan->files[file].fixup)
+	{
+		/* a cycle's fix-up: INSERT ... ON CONFLICT DO UPDATE, in any format */
+		format = EXWIW_FORMAT_INSERT;
+		opts.conflict = plan->files[file].conflict;
+	}
+	else if (t->rails_managed)
+	{
+		/* the schema file may have inserted Rails's own rows already */
+		format = EXWIW_FORMAT_INSERT;
+		opts.conflict = "ON CONFLICT DO NOTHING";
+	}
 	opts.table_name = t->name;
 	opts.format = format;
 	opts.rows_per_statement = format == EXWIW_FORMAT_INSERT ? t->chunk : 0;
@@ -133,7 +145,7 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 		opts.overriding_system_value |= t->cols[c].identity_always;
 	opts.no_column_list = t->rails_managed;
 	opts.file = EXWIW_SQL_SUBSET;
-	opts.setval_lines = subset_run_epilogue(run, file);
+	opts.setval_lines = plan->files[file].fixup ? NULL : subset_run_epilogue(run, file);
 	writer = exwiw_sql_writer_create(&opts);
 	stream = exwiw_stream_open("exwiw_export", &q, writer,
 							   EXWIW_DEFAULT_CHUNK_BYTES, cxt);
@@ -196,7 +208,9 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
 	else
 		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(argoff + 2));
+	cfg->keep_cycle_values = (*format == EXWIW_FORMAT_JSONL);
 	subset_config_check_masks(cfg);
+	cfg->allow_undecided = allow_undecided;
 	if (!allow_undecided)
 		subset_config_check_decided(cfg);
 	plan = subset_plan_build(fn, cfg,
@@ -206,6 +220,8 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 							 EXWIW_HAS_ARG(fcinfo, ids_by_space_arg) &&
 							 !PG_ARGISNULL(ids_by_space_arg) ?
 							 PG_GETARG_JSONB_P(ids_by_space_arg) : NULL);
+	if (!allow_undecided)
+		subset_plan_check_decided(plan);
 	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
 	if (EXWIW_HAS_ARG(fcinfo, argoff + 5) && !PG_ARGISNULL(argoff + 5))
 		subset_plan_keep_files(plan, PG_GETARG_ARRAYTYPE_P(argoff + 5));

@@ -155,6 +155,65 @@ edge_text(SubsetConfig *cfg, SubsetEdge *e)
 }
 
 /*
+ * unresolved_nullable
+ *		Can table t be written before its unresolved parents: is every
+ *		foreign key to them nullable, so that it can be written NULL and set
+ *		once the parent's rows are loaded (by primary key: t needs one)?
+ */
+static bool
+unresolved_nullable(OrderState *st, int t)
+{
+	ListCell   *lc;
+
+	foreach(lc, st->parents[t])
+	{
+		SubsetEdge *e = &st->cfg->edges[lfirst_int(lc)];
+
+		if (!st->done[e->parent] &&
+			(subset_edge_not_null(st->cfg, e) || st->cfg->tables[t].pk.n == 0))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * cycle_error
+ *		No table of the remaining cycles can be written first: every one
+ *		has a NOT NULL foreign key to another.  Name the tables of each
+ *		cycle (strongly connected component), table by table.
+ */
+static void
+cycle_error(OrderState *st)
+{
+	SubsetConfig *cfg = st->cfg;
+	StringInfoData tables;
+	StringInfoData keys;
+	int			i;
+	ListCell   *lc;
+
+	initStringInfo(&tables);
+	initStringInfo(&keys);
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		if (!st->live[i] || st->done[i] || !st->cyclic[i])
+			continue;
+		appendStringInfo(&tables, "%s%s", tables.len ? ", " : "", cfg->tables[i].name);
+		foreach(lc, st->parents[i])
+		{
+			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+
+			if (!st->done[e->parent] && st->cyclic[e->parent])
+				appendStringInfo(&keys, "%s%s", keys.len ? ", " : "", edge_text(cfg, e));
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("tables %s reference each other through NOT NULL foreign keys", tables.data),
+			 errdetail("The cycle: %s. No table of it can be loaded before the others.", keys.data),
+			 errhint("Mark one of these belongs_tos \"ignore\", or make one of the columns nullable.")));
+}
+
+/*
  * break_cycle
  *		Pick the table to emit although its parents are not all emitted,
  *		and mark the edges to its unresolved parents broken, with a
@@ -191,7 +250,8 @@ break_cycle(OrderState *st)
 		bool		anchored;
 		int			unres;
 
-		if (!st->live[i] || st->done[i] || (any_cyclic && !st->cyclic[i]))
+		if (!st->live[i] || st->done[i] || (any_cyclic && !st->cyclic[i]) ||
+			!unresolved_nullable(st, i))
 			continue;
 		anchored = has_done_parent(st, i);
 		unres = unresolved(st, i);
@@ -208,7 +268,7 @@ break_cycle(OrderState *st)
 		}
 	}
 	if (victim < 0)
-		elog(ERROR, "no table to process next");
+		cycle_error(st);
 
 	foreach(lc, st->parents[victim])
 	{
@@ -216,12 +276,10 @@ break_cycle(OrderState *st)
 
 		if (st->done[e->parent])
 			continue;
-		e->broken = true;
-		ereport(WARNING,
-				(errmsg("foreign key cycle broken at %s", edge_text(cfg, e)),
-				 errdetail("Table \"%s\" is written before \"%s\"; its rows are not selected through this foreign key, and the rows it references are not added to the export.",
-						   cfg->tables[e->child].name, cfg->tables[e->parent].name),
-				 errhint("Loading needs this foreign key deferred or replica mode; or mark the belongs_to \"ignore\", or set the column to NULL with a raw_sql mask.")));
+		e->deferred = true;
+		ereport(DEBUG1,
+				(errmsg_internal("foreign key cycle cut at %s: written NULL, set by a later file",
+								 edge_text(cfg, e))));
 	}
 	return victim;
 }

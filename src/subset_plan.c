@@ -230,6 +230,143 @@ append_keyless_order(StringInfo q, SubsetTable *t, const char *alias)
 }
 
 /*
+ * set_cycle_overrides
+ *		The columns of the foreign keys that cut a cycle (subset_order.c):
+ *		written NULL in the table's file (main), and in its fix-up file the
+ *		value where the referenced row is exported, else NULL (a reference
+ *		outside the export is not set).  Not for JSON Lines, which has no
+ *		load order.
+ */
+static void
+set_cycle_overrides(Planner *pl, bool main)
+{
+	SubsetConfig *cfg = pl->cfg;
+	int			i,
+				k,
+				c;
+
+	if (cfg->keep_cycle_values)
+		return;
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+		SubsetTable *t = &cfg->tables[e->child];
+
+		if (!e->deferred || !planner_edge_live(pl, e))
+			continue;
+		for (k = 0; k < e->fk.n; k++)
+			for (c = 0; c < t->ncols; c++)
+			{
+				StringInfoData x;
+
+				if (strcmp(t->cols[c].name, e->fk.names[k]) != 0)
+					continue;
+				if (main)
+				{
+					t->cols[c].override_sql = "NULL";
+					continue;
+				}
+				if (!pl->may[e->parent] || !pl->may[e->child])
+					continue;	/* nothing referenced is exported: NULL */
+				initStringInfo(&x);
+				appendStringInfoString(&x, "CASE WHEN ");
+				{
+					SubsetSet  *ps = planner_set(pl, planner_fset(pl, e->parent));
+					StringInfoData sub;
+
+					initStringInfo(&sub);
+					appendStringInfoString(&sub, "SELECT ");
+					subset_append_cols(&sub, ps->name, &e->ref);
+					appendStringInfo(&sub, " FROM %s", ps->name);
+					subset_append_match(&x, planner_alias(t), &e->fk, sub.data, &e->ref);
+				}
+				appendStringInfo(&x, " THEN %s.%s END", planner_alias(t),
+								 quote_identifier(e->fk.names[k]));
+				t->cols[c].override_sql = x.data;
+			}
+	}
+}
+
+/*
+ * plan_fixups
+ *		After the files of every table, one fix-up file per table with a
+ *		foreign key that cuts a cycle: its exported rows that reference an
+ *		exported row through such a key, written as INSERT ... ON CONFLICT
+ *		(key) DO UPDATE SET those columns, so that each statement holds
+ *		every constraint when the files load in order.
+ */
+static void
+plan_fixups(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetPlan *plan = pl->plan;
+	int			o;
+	int			nfix = 0;
+
+	if (cfg->keep_cycle_values)
+		return;
+	set_cycle_overrides(pl, false);
+	for (o = 0; o < plan->norder; o++)
+	{
+		int			ti = plan->order[o];
+		SubsetTable *t = &cfg->tables[ti];
+		StringInfoData q;
+		StringInfoData cond;
+		StringInfoData set;
+		SubsetFile *f;
+		List	   *deps = NIL;
+		int			i,
+					k;
+
+		if (t->ignore || !pl->may[ti] || pl->fset[ti] < 0)
+			continue;
+		initStringInfo(&cond);
+		initStringInfo(&set);
+		for (i = 0; i < cfg->nedges; i++)
+		{
+			SubsetEdge *e = &cfg->edges[i];
+
+			if (!e->deferred || e->child != ti || !planner_edge_live(pl, e) ||
+				!pl->may[e->parent])
+				continue;
+			for (k = 0; k < e->fk.n; k++)
+			{
+				appendStringInfo(&cond, "%s%s.%s IS NOT NULL", cond.len ? " OR " : "",
+								 planner_alias(t), quote_identifier(e->fk.names[k]));
+				appendStringInfo(&set, "%s%s = EXCLUDED.%s", set.len ? ", " : "",
+								 quote_identifier(e->fk.names[k]),
+								 quote_identifier(e->fk.names[k]));
+			}
+			deps = list_append_unique_int(deps, planner_fset(pl, e->parent));
+		}
+		if (cond.len == 0)
+			continue;
+		deps = list_append_unique_int(deps, pl->fset[ti]);
+		f = &plan->files[plan->nfiles++];
+		f->table = ti;
+		f->seq = plan->norder + ++nfix;
+		f->fixup = true;
+		f->has_rows = true;
+		f->filter_set = -1;
+		f->deps = deps;
+		f->fragment = subset_select_has_fragment(t);
+		f->rule = psprintf("cycle: sets the foreign keys written NULL (%s) where the rows they reference are exported", set.data);
+		initStringInfo(&q);
+		appendStringInfo(&q, "SELECT %s FROM %s WHERE ", subset_select_list(t),
+						 subset_relation_sql(t));
+		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->fset[ti]));
+		appendStringInfo(&q, " AND (%s) ORDER BY ", cond.data);
+		subset_append_cols(&q, planner_alias(t), &t->pk);
+		f->query = q.data;
+		initStringInfo(&q);
+		appendStringInfoString(&q, "ON CONFLICT (");
+		subset_append_cols(&q, NULL, &t->pk);
+		appendStringInfo(&q, ") DO UPDATE SET %s", set.data);
+		f->conflict = q.data;
+	}
+}
+
+/*
  * plan_files
  *		One extraction query per table, in processing order.
  */
@@ -241,7 +378,8 @@ plan_files(Planner *pl)
 	int			o;
 
 	plan->nfiles = 0;
-	plan->files = palloc0(sizeof(SubsetFile) * Max(plan->norder, 1));
+	plan->files = palloc0(sizeof(SubsetFile) * Max(2 * plan->norder, 1));
+	set_cycle_overrides(pl, true);
 	for (o = 0; o < plan->norder; o++)
 	{
 		int			ti = plan->order[o];
@@ -318,14 +456,17 @@ plan_files(Planner *pl)
 					break;
 				}
 			case SEED_UNRELATED:
-				appendStringInfoString(&rule, "unrelated to the target: every row");
+				appendStringInfoString(&rule, "UNDECIDED: unrelated to the target, every row");
+				break;
+			case SEED_DECIDED:
+				appendStringInfoString(&rule, "every row: decided by config (export: all)");
 				break;
 			case SEED_EXEMPT:
 				appendStringInfoString(&rule, t->rails_managed ?
 									   "managed by Rails: every row" : "scope_exempt: every row");
 				break;
 			case SEED_FALLBACK:
-				appendStringInfoString(&rule, "no rule ties it to the target: every row");
+				appendStringInfoString(&rule, "UNDECIDED: no rule ties it to the target, every row");
 				break;
 			case SEED_NONE:
 				appendStringInfoString(&rule, pl->may[ti] ?
@@ -336,7 +477,8 @@ plan_files(Planner *pl)
 		if (t->filter && pl->seed[ti])
 			appendStringInfoString(&rule, ", narrowed by its filter");
 		if (pl->xset[ti] >= 0 && pl->seed[ti] &&
-			!((pl->kind[ti] == SEED_FALLBACK || pl->kind[ti] == SEED_EXEMPT) &&
+			!((pl->kind[ti] == SEED_FALLBACK || pl->kind[ti] == SEED_EXEMPT ||
+			   pl->kind[ti] == SEED_DECIDED) &&
 			  t->filter == NULL))
 			appendStringInfoString(&rule, ", plus rows that exported rows reference");
 		if (pl->selfref[ti] && pl->may[ti])
@@ -598,6 +740,82 @@ subset_plan_keep_files(SubsetPlan *plan, ArrayType *files)
 }
 
 /*
+ * table_has_decision
+ *		Has the config decided how table ti's rows are chosen: a belongs_to,
+ *		a scope_column, a reverse_scope, scope_exempt or "export": "all"?
+ */
+static bool
+table_has_decision(SubsetConfig *cfg, int ti)
+{
+	SubsetTable *t = &cfg->tables[ti];
+	int			i;
+
+	if (t->export_all || t->scope_col.n > 0 || t->has_reverse ||
+		t->scope_exempt || t->rails_managed)
+		return true;
+	for (i = 0; i < cfg->nedges; i++)
+		if (cfg->edges[i].child == ti && !SubsetEdgeIsSelf(&cfg->edges[i]))
+			return true;
+	return false;
+}
+
+/*
+ * collect_undecided
+ *		The tables of the plan that would go out in full although nobody
+ *		decided it (unrelated to the target, or tied by no rule), and those
+ *		that safe mode marked "needs_scope_decision" and that still have no
+ *		decision, in processing order.
+ */
+static void
+collect_undecided(Planner *pl)
+{
+	SubsetPlan *plan = pl->plan;
+	int			o;
+
+	for (o = 0; o < plan->norder; o++)
+	{
+		int			ti = plan->order[o];
+		SubsetTable *t = &pl->cfg->tables[ti];
+
+		if (t->ignore)
+			continue;
+		if (pl->kind[ti] == SEED_UNRELATED || pl->kind[ti] == SEED_FALLBACK ||
+			(t->needs_scope_decision && !table_has_decision(pl->cfg, ti) &&
+			 ti != plan->target))
+			plan->undecided = lappend(plan->undecided, t->name);
+	}
+}
+
+/*
+ * subset_plan_check_decided
+ *		Safe mode for tables: error out, naming them all, when the plan
+ *		would export a table in full that nobody decided to, or a table
+ *		still needs a scope decision.
+ */
+void
+subset_plan_check_decided(SubsetPlan *plan)
+{
+	StringInfoData list;
+	ListCell   *lc;
+	int			n = list_length(plan->undecided);
+
+	if (n == 0)
+		return;
+	initStringInfo(&list);
+	foreach(lc, plan->undecided)
+		appendStringInfo(&list, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 (char *) lfirst(lc));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg_plural("%d table of the config needs a scope decision",
+						   "%d tables of the config need a scope decision",
+						   n, n),
+			 errdetail("Undecided: %s. No rule ties their rows to the target, so they would be exported in full.",
+					   list.data),
+			 errhint("For each, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true; allow_undecided => true exports them in full.")));
+}
+
+/*
  * subset_plan_name_files
  *		Name every file: insert-NNN-<table>.<ext>, NNN three digits or as
  *		many as the largest number needs, so that the names sort in load
@@ -610,7 +828,7 @@ subset_plan_name_files(SubsetPlan *plan, const char *ext)
 	int			n;
 	int			i;
 
-	for (n = plan->norder; n >= 1000; n /= 10)
+	for (n = plan->nfiles > 0 ? plan->files[plan->nfiles - 1].seq : 0; n >= 1000; n /= 10)
 		width++;
 	for (i = 0; i < plan->nfiles; i++)
 		plan->files[i].file_name = exwiw_file_name(plan->files[i].seq, width,
@@ -745,11 +963,13 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 		pl.pos[plan->order[i]] = i;
 
 	planner_seeds(&pl, ids, ids_by_space);
+	collect_undecided(&pl);
 	planner_closure_prepare(&pl);
 	for (i = 0; i < plan->norder; i++)
 		if (!cfg->tables[plan->order[i]].ignore)
 			planner_build_rows(&pl, plan->order[i]);
 	plan_files(&pl);
+	plan_fixups(&pl);
 
 	plan->nsets = list_length(pl.sets);
 	plan->sets = palloc0(sizeof(SubsetSet) * Max(plan->nsets, 1));

@@ -32,6 +32,7 @@ typedef enum SeedKind
 	SEED_CASCADE,				/* the one constrained parent's rows */
 	SEED_UNRELATED,				/* not connected to the target: all rows */
 	SEED_EXEMPT,				/* scope_exempt or Rails-managed: all rows */
+	SEED_DECIDED,				/* "export": "all" and nothing ties it */
 	SEED_FALLBACK				/* no rule applies: all rows (WARNING) */
 } SeedKind;
 
@@ -82,6 +83,7 @@ typedef struct Planner
 	int		   *x_state;		/* exwiw_x: the same */
 	char	  **xcond;			/* condition of the rows closure adds */
 	List	  **xdeps;			/* sets it reads */
+	List	   *cycle_arms;		/* edges left out of seeds: cycles */
 } Planner;
 
 /* subset_plan.c */

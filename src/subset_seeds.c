@@ -54,6 +54,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 /*
  * ids_arrays
@@ -491,7 +492,7 @@ compute_may(Planner *pl)
 			SubsetEdge *e = &cfg->edges[i];
 
 			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) && e->parent == ti &&
-				pl->may[e->child])
+				!e->deferred && pl->may[e->child])
 				pl->may[ti] = true;
 		}
 	}
@@ -614,9 +615,13 @@ decide_fallbacks(Planner *pl)
 			continue;
 		if (t->has_reverse && pl->kind[ti] == SEED_REVERSE)
 			(void) reverse_arms(pl, ti, true);
+		if (pl->kind[ti] == SEED_UNRELATED && t->export_all)
+			pl->kind[ti] = SEED_DECIDED;
 		if (pl->kind[ti] != SEED_NONE || pl->may[ti])
 			continue;
-		if (t->has_reverse)
+		if (t->export_all)
+			pl->kind[ti] = SEED_DECIDED;
+		else if (t->has_reverse)
 		{
 			(void) reverse_arms(pl, ti, true);
 			ereport(NOTICE,
@@ -631,11 +636,12 @@ decide_fallbacks(Planner *pl)
 		}
 		else
 		{
-			ereport(WARNING,
-					(errmsg("no rule ties the rows of table \"%s\" to the target, so it is exported in full",
-							t->name),
-					 errdetail("It has no belongs_to path to the target, no reverse_scope, no exported row references it, and no parent with selected rows."),
-					 errhint("Add a belongs_to, declare reverse_scope, or set \"ignore\": true.")));
+			if (pl->cfg->allow_undecided)
+				ereport(WARNING,
+						(errmsg("no rule ties the rows of table \"%s\" to the target, so it is exported in full",
+								t->name),
+						 errdetail("It has no belongs_to path to the target, no reverse_scope, no exported row references it, and no parent with selected rows."),
+						 errhint("Add a belongs_to, declare reverse_scope, set \"export\": \"all\", or set \"ignore\": true.")));
 			pl->kind[ti] = SEED_FALLBACK;
 		}
 	}
@@ -1102,6 +1108,7 @@ planner_build_seed(Planner *pl, int ti)
 			}
 		case SEED_UNRELATED:
 		case SEED_EXEMPT:
+		case SEED_DECIDED:
 		case SEED_FALLBACK:
 			break;
 		case SEED_NONE:
@@ -1231,6 +1238,119 @@ check_batch(Planner *pl, int ti)
 }
 
 /*
+ * subset_edge_not_null
+ *		Are all foreign key columns of edge e NOT NULL in the child?  Then
+ *		every row of the child references a parent row through e.
+ */
+bool
+subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
+{
+	SubsetTable *t = &cfg->tables[e->child];
+	int			k;
+
+	for (k = 0; k < e->fk.n; k++)
+	{
+		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(t->relid),
+										  Int16GetDatum(e->fk.attnums[k]));
+		bool		notnull;
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for attribute %d of relation %u",
+				 e->fk.attnums[k], t->relid);
+		notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+		ReleaseSysCache(tup);
+		if (!notnull)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * seed_reaches
+ *		Does the seed of table from read, through its arms and theirs, the
+ *		seed of table to?  (Depth-first over seed_edges; seen is scratch
+ *		space of nt entries, cleared by the caller.)
+ */
+static bool
+seed_reaches(Planner *pl, int from, int to, bool *seen)
+{
+	ListCell   *lc;
+
+	if (from == to)
+		return true;
+	if (seen[from])
+		return false;
+	seen[from] = true;
+	check_stack_depth();
+	foreach(lc, pl->seed_edges[from])
+	{
+		SubsetEdge *e = &pl->cfg->edges[lfirst_int(lc)];
+
+		if (seed_reaches(pl, e->parent, to, seen))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * add_other_arms
+ *		A row belongs to the export when any of its foreign keys ties it to
+ *		the target, not only the one on its shortest path: every table on a
+ *		path takes as arms every live edge to a parent whose seed is tied to
+ *		the target, except where that would make the parent's seed read the
+ *		table's own (a cycle of belongs_tos; the edge is then left out, and
+ *		listed in pl->cycle_arms).  Edges whose columns are NOT NULL go
+ *		first, so that a cycle is cut at a nullable edge where it can be;
+ *		ties by the path order of edges.  Tables with batch_scope keep their
+ *		single path, which the batches slice.
+ */
+static void
+add_other_arms(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	int		   *cand = palloc(sizeof(int) * Max(cfg->nedges, 1));
+	bool	   *seen = palloc(sizeof(bool) * Max(pl->nt, 1));
+	int			n = 0;
+	int			pass;
+	int			i;
+
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+
+		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) ||
+			pl->kind[e->child] != SEED_PATH ||
+			cfg->tables[e->child].batch_table >= 0 ||
+			!SeedConstrains(pl->kind[e->parent]) ||
+			list_member_int(pl->seed_edges[e->child], i))
+			continue;
+		cand[n++] = i;
+	}
+	cmp_cfg = cfg;
+	qsort(cand, n, sizeof(int), edge_order_cmp);
+	for (pass = 0; pass < 2; pass++)
+	{
+		for (i = 0; i < n; i++)
+		{
+			SubsetEdge *e = &cfg->edges[cand[i]];
+
+			CHECK_FOR_INTERRUPTS();
+			if (subset_edge_not_null(cfg, e) != (pass == 0))
+				continue;
+			memset(seen, 0, sizeof(bool) * pl->nt);
+			if (seed_reaches(pl, e->parent, e->child, seen))
+			{
+				pl->cycle_arms = lappend_int(pl->cycle_arms, cand[i]);
+				continue;
+			}
+			pl->seed_edges[e->child] = lappend_int(pl->seed_edges[e->child], cand[i]);
+		}
+	}
+	pfree(cand);
+	pfree(seen);
+}
+
+/*
  * planner_seeds
  *		Decide every table's seed (the file header's rules), then build the
  *		seed predicates and the seed-key sets that others read.
@@ -1267,6 +1387,7 @@ planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 		if (SubsetEdgeIsPolymorphic(e))
 			pl->seed_edges[i] = arms_of(pl, i, e);
 	}
+	add_other_arms(pl);
 	/* rule 3 */
 	for (i = 0; i < pl->nt; i++)
 		if (!cfg->tables[i].ignore && !pl->comp[i] && pl->kind[i] == SEED_NONE)

@@ -50,7 +50,9 @@ subset_select_list(SubsetTable *t)
 
 		if (i > 0)
 			appendStringInfoString(&s, ", ");
-		if (c->raw_sql)
+		if (c->override_sql)
+			appendStringInfo(&s, "%s AS %s", c->override_sql, qc);
+		else if (c->raw_sql)
 			appendStringInfo(&s, "(\n%s\n) AS %s", c->raw_sql, qc);
 		else if (c->fake_type)
 		{
