@@ -190,6 +190,12 @@ BEGIN
 	  AND NOT (t.key_cols = ARRAY[a.attname::text]);
 END $$;
 
+-- The tables a polymorphic pair points to first, where they exist (the
+-- Rails models such pairs name most: GitLab's, OpenStreetMap's)
+CREATE FUNCTION realgen.poly_tables() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+	SELECT ARRAY['issues', 'merge_requests', 'projects', 'namespaces', 'users', 'notes', 'changesets',
+				 'diary_entries'] $$;
+
 -- The fill order: a table after the parents of its NOT NULL relations;
 -- after its other parents too where a cycle allows.
 CREATE FUNCTION realgen.order_tables() RETURNS void LANGUAGE plpgsql AS $$
@@ -207,7 +213,12 @@ BEGIN
 		easy AS (
 			SELECT c.rel FROM cand c WHERE NOT EXISTS (
 				SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
-				WHERE e.child = c.rel AND e.parent <> c.rel AND p.ord IS NULL))
+				WHERE e.child = c.rel AND e.parent <> c.rel AND p.ord IS NULL)
+			-- a polymorphic pair: after the tables its arms prefer
+			AND NOT EXISTS (
+				SELECT 1 FROM realgen.edge e, realgen.tbl p
+				WHERE e.child = c.rel AND e.kind = 'poly' AND p.name = ANY (realgen.poly_tables())
+				  AND p.rel <> c.rel AND p.ord IS NULL))
 		UPDATE realgen.tbl t SET ord = step FROM easy WHERE t.rel = easy.rel;
 		GET DIAGNOSTICS n = ROW_COUNT;
 		CONTINUE WHEN n > 0;
@@ -343,8 +354,9 @@ BEGIN
 				SELECT p.rel FROM realgen.tbl p
 				WHERE p.key_cols = '{id}' AND p.rel <> t.rel
 				  AND EXISTS (SELECT 1 FROM realgen.row r2 WHERE r2.rel = p.rel AND r2.tenant = p_tenant)
-				ORDER BY array_position(ARRAY['issues', 'merge_requests', 'projects', 'namespaces', 'users',
-											   'notes', 'changesets', 'diary_entries'], p.name) NULLS LAST,
+				ORDER BY array_position(realgen.poly_tables(), p.name) NULLS LAST,
+						 -- else a table with relations of its own (a tenant's)
+						 EXISTS (SELECT 1 FROM realgen.edge e3 WHERE e3.child = p.rel) DESC,
 						 p.ord, p.name
 				OFFSET (p_k - 1) LIMIT 1)
 			ORDER BY (r.k = p_k) DESC, r.k LIMIT 1;
