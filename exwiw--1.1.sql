@@ -113,12 +113,13 @@ CREATE FUNCTION exwiw_export(
 	format text DEFAULT 'insert',
 	allow_undecided boolean DEFAULT false,
 	files integer[] DEFAULT NULL,
-	ids_by_space jsonb DEFAULT NULL)
+	ids_by_space jsonb DEFAULT NULL,
+	allow_missing_ids boolean DEFAULT false)
 RETURNS TABLE(file_name text, chunk text)
 AS 'MODULE_PATHNAME', 'exwiw_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb) IS
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, boolean) IS
 'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot';
 
 CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
@@ -182,12 +183,13 @@ CREATE FUNCTION exwiw_export_to_dir(
 	files integer[] DEFAULT NULL,
 	compress text DEFAULT 'none',
 	overwrite boolean DEFAULT false,
-	ids_by_space jsonb DEFAULT NULL)
+	ids_by_space jsonb DEFAULT NULL,
+	allow_missing_ids boolean DEFAULT false)
 RETURNS TABLE(file_name text, rows bigint, bytes bigint)
 AS 'MODULE_PATHNAME', 'exwiw_export_to_dir'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb) IS
+COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb, boolean) IS
 'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file';
 
 CREATE FUNCTION exwiw_remove_export(dir text)

@@ -145,6 +145,7 @@ typedef struct CliOptions
 	bool		force;
 	bool		quiet;
 	bool		allow_undecided;
+	bool		allow_missing_ids;	/* target ids matching no row: warn */
 	bool		analyze;		/* explain --analyze */
 	bool		show_plans;		/* explain --verbose: the EXPLAIN text */
 	char	   *explain_format; /* explain --format: text | json, NULL unset */

@@ -326,8 +326,12 @@ report_result_error(const PGresult *res, const char *what)
 		pg_log_error_detail("%s", detail);
 	if (hint)
 		pg_log_error_hint("%s", hint);
-	if (hint && strstr(hint, "allow_undecided => true") != NULL)
+	if (hint && strstr(hint, "allow_undecided => true exports them unmasked") != NULL)
 		pg_log_error_hint("With the exwiw client, --allow-undecided exports them unmasked.");
+	else if (hint && strstr(hint, "allow_undecided => true exports them in full") != NULL)
+		pg_log_error_hint("With the exwiw client, --allow-undecided exports them in full.");
+	if (hint && strstr(hint, "allow_missing_ids => true") != NULL)
+		pg_log_error_hint("With the exwiw client, --allow-missing-ids exports the rows of the others.");
 	if (context)
 		pg_log_debug("context: %s", context);
 	if (state)

@@ -238,7 +238,7 @@ run_export(CliOptions *opts)
 	char	   *config_text;
 	char	   *ids;
 	char	   *nsp;
-	const char *params[7];
+	const char *params[8];
 	PGconn	   *conn0;
 	PGresult   *res;
 	char	   *snapshot = NULL;
@@ -280,6 +280,7 @@ run_export(CliOptions *opts)
 	params[4] = opts->allow_undecided ? "true" : "false";
 	params[5] = NULL;
 	params[6] = ids_by_space_json(&opts->ids);
+	params[7] = opts->allow_missing_ids ? "true" : "false";
 
 	if (jobs > 1 || opts->with_schema)
 	{
@@ -334,14 +335,15 @@ run_export(CliOptions *opts)
 	}
 
 	sql = psprintf("SELECT (e).file_name, (e).chunk FROM (SELECT %s.exwiw_export($1, $2::pg_catalog.text[], "
-				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[], $7::pg_catalog.jsonb) AS e) s", nsp);
+				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[], $7::pg_catalog.jsonb, "
+				   "$8::pg_catalog.bool) AS e) s", nsp);
 	for (i = 0; i < jobs; i++)
 	{
 		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;
 
 		params[5] = share;
 		pg_log_debug("query: %s (files %s)", sql, share ? share : "all");
-		if (!PQsendQueryParams(streams[i].conn, sql, 7, NULL, params, NULL, NULL, 0) ||
+		if (!PQsendQueryParams(streams[i].conn, sql, 8, NULL, params, NULL, NULL, 0) ||
 			!PQsetSingleRowMode(streams[i].conn))
 		{
 			pg_log_error("could not send the export query: %s", PQerrorMessage(streams[i].conn));

@@ -47,6 +47,7 @@ enum
 	OPT_WITH_SCHEMA,
 	OPT_FORCE,
 	OPT_ALLOW_UNDECIDED,
+	OPT_ALLOW_MISSING_IDS,
 	OPT_SPLIT_ROWS,
 	OPT_ANALYZE,
 	OPT_FORMAT
@@ -80,6 +81,7 @@ static const struct option long_options[] = {
 	{"with-schema", no_argument, NULL, OPT_WITH_SCHEMA},
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"allow-undecided", no_argument, NULL, OPT_ALLOW_UNDECIDED},
+	{"allow-missing-ids", no_argument, NULL, OPT_ALLOW_MISSING_IDS},
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
@@ -154,7 +156,10 @@ usage(void)
 		   "                                     a table's file); a table is never split, so its\n"
 		   "                                     file stays one file, byte-identical to -j 1.\n"
 		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
-		   "                                     have no mask (refused by default)\n"
+		   "                                     have no mask, and tables that no rule ties to\n"
+		   "                                     the target, in full (refused by default)\n"
+		   "        --allow-missing-ids          Export although some --ids match no row of the\n"
+		   "                                     target (an error by default)\n"
 		   "        --after-insert-hook=PATH     Executable run after the files are in place, with\n"
 		   "                                     EXWIW_OUTPUT_DIR, EXWIW_IDS, ... in its environment\n"
 		   "                                     (.rb hooks are the Ruby client's only)\n"
@@ -420,6 +425,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				break;
 			case OPT_ALLOW_UNDECIDED:
 				opts->allow_undecided = true;
+				break;
+			case OPT_ALLOW_MISSING_IDS:
+				opts->allow_missing_ids = true;
 				break;
 			case OPT_SPLIT_ROWS:
 				opts->split_rows = parse_int_option(optarg, "--split-rows");

@@ -53,9 +53,11 @@ WHERE seq IS NULL AND rule ~ 'batch';
 -- each file's lines, sorted: the same rows for every size
 CREATE FUNCTION pg_temp.sorted_lines(cfg jsonb, ids text[], format text) RETURNS text[]
 LANGUAGE sql AS $$
-	SELECT array_agg(file_name || ': ' || line ORDER BY file_name, line COLLATE "C")
+	SELECT array_agg(file_name || ': ' || rtrim(line, ',;') ORDER BY file_name, rtrim(line, ',;') COLLATE "C")
 	FROM exwiw_export('shops', ids, cfg, format) e,
-		 regexp_split_to_table(trim(trailing ',;' FROM e.chunk), E',?\n') AS line
+		 regexp_split_to_table(e.chunk, E'\n') AS line
+	-- the rows: not the lines of the blocks around them
+	WHERE line !~ '^(SET |DO |BEGIN|EXCEPTION|END |  )'
 $$;
 -- the ids of table tab, in file order
 CREATE FUNCTION pg_temp.file_ids(cfg jsonb, ids text[], format text, tab text) RETURNS int[]

@@ -135,5 +135,5 @@ SELECT (SELECT string_agg(file_name || chunk, '' ORDER BY n) FROM exwiw_export('
 CREATE TABLE "100%/x" (id int PRIMARY KEY);
 CREATE TABLE "tab	name" (id int PRIMARY KEY);
 INSERT INTO "100%/x" VALUES (1); INSERT INTO "tab	name" VALUES (1);
-SELECT file_name FROM exwiw_export('100%/x', '{1}', '[{"name": "100%/x", "primary_key": "id"}, {"name": "tab\tname", "primary_key": "id"}]');
+SELECT file_name FROM exwiw_export('100%/x', '{1}', '[{"name": "100%/x", "primary_key": "id"}, {"name": "tab\tname", "primary_key": "id", "export": "all"}]');
 DROP TABLE "100%/x", "tab	name";

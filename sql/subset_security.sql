@@ -88,7 +88,7 @@ GRANT SELECT ON trap.shops, trap.users TO exwiw_reader;
 SET ROLE exwiw_reader;
 SELECT count(*) > 0 AS planned FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": "shop_id"}]}]');
 SELECT * FROM exwiw_export('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": "shop_id"}]}]');
-SELECT * FROM exwiw_export('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "tags", "primary_key": ["shop_code", "tag"]}]');
+SELECT * FROM exwiw_export('shops', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "tags", "primary_key": ["shop_code", "tag"], "export": "all"}]');
 RESET ROLE;
 GRANT SELECT ON SEQUENCE trap.users_id_seq TO exwiw_reader;
 SET ROLE exwiw_reader;
@@ -104,7 +104,7 @@ SELECT c FROM jsonb_array_elements(exwiw_config_from_catalog('trap') -> 'tables'
 	jsonb_array_elements(t -> 'columns') c WHERE c ? 'needs_mask_decision';
 SELECT * FROM exwiw_export('shops', '{1}', exwiw_config_from_catalog('trap'));
 SELECT count(*) FROM exwiw_export('shops', '{1}', '[{"name": "trap.shops", "primary_key": "id"},
-	{"name": "trap.users", "primary_key": "id", "columns": [{"name": "id"},
+	{"name": "trap.users", "primary_key": "id", "export": "all", "columns": [{"name": "id"},
 	 {"name": "email", "needs_mask_decision": true, "replace_with": "u{id}"},
 	 {"name": "parent_id", "needs_mask_decision": false}]}]');
 SELECT count(*) FROM exwiw_export('shops', '{1}', exwiw_config_from_catalog('trap'), allow_undecided => true);

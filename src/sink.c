@@ -10,7 +10,8 @@
  *							   compress, overwrite)
  *		-> (file_name text, rows bigint, bytes bigint)
  *	  exwiw_export_to_dir(dir, target_table, ids, config, format,
- *						  allow_undecided, files, compress, overwrite)
+ *						  allow_undecided, files, compress, overwrite,
+ *						  ids_by_space, allow_missing_ids)
  *		-> SETOF (file_name text, rows bigint, bytes bigint)
  *	  exwiw_remove_export(dir) -> integer
  *
@@ -326,7 +327,7 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	errcb.arg = &sf;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	run = subset_export_prepare(fn, fcinfo, 1, 9, cxt, &format, &plan);
+	run = subset_export_prepare(fn, fcinfo, 1, 9, 10, cxt, &format, &plan);
 
 	for (i = 0; i < plan->nfiles; i++)
 	{

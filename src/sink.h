@@ -72,6 +72,7 @@ extern struct SubsetRun *subset_export_prepare(const char *funcname,
 											   FunctionCallInfo fcinfo,
 											   int argoff,
 											   int ids_by_space_arg,
+											   int allow_missing_arg,
 											   MemoryContext cxt,
 											   ExwiwSqlFormat *format,
 											   struct SubsetPlan **plan);

@@ -264,15 +264,88 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 #define FILE_PROLOGUE "SET standard_conforming_strings = on;\n"
 
 /*
- * A subset export's file adds a block that skips foreign-key triggers for
- * the load where the role may, and only warns otherwise.
+ * subset_trigger_blocks
+ *		A subset export's file keeps the table's user triggers from firing
+ *		during its load (a trigger that writes a keyed row would make the
+ *		exported copy of that row collide).  The prologue's block sets
+ *		session_replication_role to replica where the role may (which also
+ *		skips foreign-key checks, as pg_dump's --disable-triggers does);
+ *		otherwise, when the table has enabled user triggers, it disables
+ *		those by name where the role owns the table, and remembers them in
+ *		the setting exwiw_load.triggers (not exwiw.: the extension, where it is
+ *		loaded, reserves that prefix), and warns naming them where it does not.
+ *		The epilogue's block enables again exactly the triggers it disabled.
+ *		Foreign-key triggers are internal: they stay, so a load by a
+ *		non-superuser checks every constraint.  Everything is qualified: the
+ *		loading session's search_path only finds the table, as the INSERT
+ *		does.  The table's name goes in as a string literal, in a dollar
+ *		quote whose tag it does not contain.
  */
-#define SUBSET_PROLOGUE FILE_PROLOGUE \
-	"DO $exwiw$ BEGIN\n" \
-	"  PERFORM set_config('session_replication_role', 'replica', false);\n" \
-	"EXCEPTION WHEN insufficient_privilege THEN\n" \
-	"  RAISE WARNING 'exwiw: could not disable triggers for the load (%): %', SQLSTATE, SQLERRM;\n" \
-	"END $exwiw$;\n"
+static void
+subset_trigger_blocks(const char *table_name, char **prologue, char **epilogue)
+{
+	StringInfoData name;
+	StringInfoData lit;
+	StringInfoData tag;
+	StringInfoData b;
+	int			n = 0;
+
+	initStringInfo(&name);
+	exwiw_append_table_name(&name, table_name);
+	initStringInfo(&lit);
+	exwiw_append_insert_value(&lit, name.data, name.len);
+	initStringInfo(&tag);
+	appendStringInfoString(&tag, "$exwiw$");
+	while (strstr(name.data, tag.data) != NULL)
+	{
+		resetStringInfo(&tag);
+		appendStringInfo(&tag, "$exwiw%d$", ++n);
+	}
+
+	initStringInfo(&b);
+	appendStringInfo(&b,
+					 "%s"
+					 "DO %s DECLARE\n"
+					 "  rel pg_catalog.regclass := CAST(%s AS pg_catalog.regclass);\n"
+					 "  names pg_catalog.text[];\n"
+					 "  t pg_catalog.text;\n"
+					 "BEGIN\n"
+					 "  PERFORM pg_catalog.set_config('session_replication_role', 'replica', false);\n"
+					 "EXCEPTION WHEN insufficient_privilege THEN\n"
+					 "  SELECT pg_catalog.array_agg(g.tgname::pg_catalog.text ORDER BY g.tgname) INTO names\n"
+					 "    FROM pg_catalog.pg_trigger g\n"
+					 "    WHERE g.tgrelid OPERATOR(pg_catalog.=) rel AND NOT g.tgisinternal\n"
+					 "    AND g.tgenabled OPERATOR(pg_catalog.<>) 'D';\n"
+					 "  IF names IS NULL THEN RETURN; END IF;\n"
+					 "  IF pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c\n"
+					 "      WHERE c.oid OPERATOR(pg_catalog.=) rel), 'USAGE') THEN\n"
+					 "    FOREACH t IN ARRAY names LOOP\n"
+					 "      EXECUTE pg_catalog.format('ALTER TABLE %%s DISABLE TRIGGER %%I', rel, t);\n"
+					 "    END LOOP;\n"
+					 "    PERFORM pg_catalog.set_config('exwiw_load.triggers', CAST(names AS pg_catalog.text), false);\n"
+					 "  ELSE\n"
+					 "    RAISE WARNING 'exwiw: the triggers of table %% fire during the load: %%', rel, names\n"
+					 "      USING HINT = 'Load as the owner of the table, or as a role that may set session_replication_role.';\n"
+					 "  END IF;\n"
+					 "END %s;\n",
+					 FILE_PROLOGUE, tag.data, lit.data, tag.data);
+	*prologue = b.data;
+
+	initStringInfo(&b);
+	appendStringInfo(&b,
+					 "DO %s DECLARE\n"
+					 "  t pg_catalog.text;\n"
+					 "BEGIN\n"
+					 "  IF pg_catalog.current_setting('exwiw_load.triggers', true) OPERATOR(pg_catalog.<>) '' THEN\n"
+					 "    FOREACH t IN ARRAY CAST(pg_catalog.current_setting('exwiw_load.triggers') AS pg_catalog.text[]) LOOP\n"
+					 "      EXECUTE pg_catalog.format('ALTER TABLE %%s ENABLE TRIGGER %%I', CAST(%s AS pg_catalog.regclass), t);\n"
+					 "    END LOOP;\n"
+					 "    PERFORM pg_catalog.set_config('exwiw_load.triggers', '', false);\n"
+					 "  END IF;\n"
+					 "END %s;",
+					 tag.data, lit.data, tag.data);
+	*epilogue = b.data;
+}
 
 /*
  * exwiw_parse_sql_format
@@ -324,9 +397,18 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->no_column_list = opts->no_column_list;
 	sw->frame.insert = opts->format == EXWIW_FORMAT_INSERT;
 	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
-	sw->frame.prologue = opts->file == EXWIW_SQL_SUBSET ? SUBSET_PROLOGUE :
-		opts->file == EXWIW_SQL_FILE ? FILE_PROLOGUE : NULL;
+	sw->frame.prologue = opts->file == EXWIW_SQL_FILE ? FILE_PROLOGUE : NULL;
 	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
+	if (opts->file == EXWIW_SQL_SUBSET)
+	{
+		char	   *prologue;
+		char	   *epilogue;
+
+		subset_trigger_blocks(opts->table_name, &prologue, &epilogue);
+		sw->frame.prologue = prologue;
+		sw->frame.epilogue = opts->setval_lines ?
+			psprintf("%s\n%s", opts->setval_lines, epilogue) : epilogue;
+	}
 	sw->frame.conflict = opts->conflict && sw->frame.insert ? pstrdup(opts->conflict) : NULL;
 	return &sw->pub;
 }

@@ -213,6 +213,7 @@ typedef struct SubsetPlan
 	char	   *ids_query;		/* target ids that match no row, or NULL */
 	List	   *undecided;		/* names of tables that would go out in
 								 * full, or that safe mode left undecided */
+	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
 } SubsetPlan;
 
 /* Where an error happened, for the error context. */

@@ -8,7 +8,8 @@
  *				   format text DEFAULT 'insert',
  *				   allow_undecided boolean DEFAULT false,
  *				   files integer[] DEFAULT NULL,
- *				   ids_by_space jsonb DEFAULT NULL)
+ *				   ids_by_space jsonb DEFAULT NULL,
+ *				   allow_missing_ids boolean DEFAULT false)
  *		RETURNS TABLE(file_name text, chunk text)
  *
  * At the first call the config is checked (subset_config.c), planned
@@ -175,13 +176,13 @@ close_stream(SubsetExport *ex)
  * subset_export_prepare
  *		Check, plan and prepare an export from the arguments of exwiw_export
  *		(target_table, ids, config, format, allow_undecided, files), which
- *		are fcinfo's arguments argoff to argoff + 5, and ids_by_space, at
- *		ids_by_space_arg.  Shared with the directory sink (sink.c), whose
+ *		are fcinfo's arguments argoff to argoff + 5, ids_by_space, at
+ *		ids_by_space_arg, and allow_missing_ids, at allow_missing_arg.  Shared with the directory sink (sink.c), whose
  *		arguments follow its own first.  The prepared run is kept in cxt.
  */
 SubsetRun *
 subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
-					  int ids_by_space_arg, MemoryContext cxt,
+					  int ids_by_space_arg, int allow_missing_arg, MemoryContext cxt,
 					  ExwiwSqlFormat *format, SubsetPlan **planp)
 {
 	SubsetConfig *cfg;
@@ -225,6 +226,11 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
 	if (EXWIW_HAS_ARG(fcinfo, argoff + 5) && !PG_ARGISNULL(argoff + 5))
 		subset_plan_keep_files(plan, PG_GETARG_ARRAYTYPE_P(argoff + 5));
+	if (EXWIW_HAS_ARG(fcinfo, allow_missing_arg))
+	{
+		exwiw_require_arg(fcinfo, allow_missing_arg, fn, "allow_missing_ids");
+		plan->allow_missing_ids = PG_GETARG_BOOL(allow_missing_arg);
+	}
 	*planp = plan;
 	return subset_run_prepare(fn, plan, cxt);
 }
@@ -254,7 +260,7 @@ exwiw_export(PG_FUNCTION_ARGS)
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
-		ex->run = subset_export_prepare(fn, fcinfo, 0, 6,
+		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 7,
 										funcctx->multi_call_memory_ctx,
 										&ex->format, &ex->plan);
 

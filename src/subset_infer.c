@@ -111,23 +111,38 @@ underscore(const char *s)
 
 /*
  * find_table
- *		The index among tables of the table named name (its config name, or
- *		its relation name in the schema of the table at `near`), or -1.
+ *		The index among tables (sorted by config name) of the table named
+ *		name in the schema of the table at `near`: its config name is name,
+ *		qualified as near's is; -1 when there is none.  A binary search: the
+ *		inference asks for every "_id" column of every table.
  */
 static int
 find_table(SubsetCatTable *tables, int n, const char *name, int near)
 {
-	Oid			nsp = get_rel_namespace(tables[near].relid);
-	int			i;
+	const char *dot = strrchr(tables[near].name, '.');
+	char	   *want = dot ? psprintf("%.*s.%s", (int) (dot - tables[near].name),
+									  tables[near].name, name) : pstrdup(name);
+	int			lo = 0,
+				hi = n - 1;
+	int			found = -1;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(tables[i].name, name) == 0)
-			return i;
-	for (i = 0; i < n; i++)
-		if (get_rel_namespace(tables[i].relid) == nsp &&
-			strcmp(get_rel_name(tables[i].relid), name) == 0)
-			return i;
-	return -1;
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = strcmp(tables[mid].name, want);
+
+		if (c == 0)
+		{
+			found = mid;
+			break;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	pfree(want);
+	return found;
 }
 
 /*

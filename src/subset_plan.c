@@ -313,6 +313,7 @@ plan_fixups(Planner *pl)
 		StringInfoData q;
 		StringInfoData cond;
 		StringInfoData set;
+		StringInfoData outside;
 		SubsetFile *f;
 		List	   *deps = NIL;
 		int			i,
@@ -322,6 +323,7 @@ plan_fixups(Planner *pl)
 			continue;
 		initStringInfo(&cond);
 		initStringInfo(&set);
+		initStringInfo(&outside);
 		for (i = 0; i < cfg->nedges; i++)
 		{
 			SubsetEdge *e = &cfg->edges[i];
@@ -329,14 +331,27 @@ plan_fixups(Planner *pl)
 			if (!e->deferred || e->child != ti || !planner_edge_live(pl, e) ||
 				!pl->may[e->parent])
 				continue;
-			for (k = 0; k < e->fk.n; k++)
 			{
-				appendStringInfo(&cond, "%s%s.%s IS NOT NULL", cond.len ? " OR " : "",
-								 planner_alias(t), quote_identifier(e->fk.names[k]));
+				SubsetSet  *ps = planner_set(pl, planner_fset(pl, e->parent));
+				StringInfoData sub;
+				StringInfoData m;
+
+				initStringInfo(&sub);
+				appendStringInfoString(&sub, "SELECT ");
+				subset_append_cols(&sub, ps->name, &e->ref);
+				appendStringInfo(&sub, " FROM %s", ps->name);
+				initStringInfo(&m);
+				subset_append_match(&m, planner_alias(t), &e->fk, sub.data, &e->ref);
+				appendStringInfo(&cond, "%s%s", cond.len ? " OR " : "", m.data);
+				for (k = 0; k < e->fk.n; k++)
+					appendStringInfo(&outside, "%s(%s.%s IS NOT NULL AND NOT COALESCE(%s, false))",
+									 outside.len ? " OR " : "", planner_alias(t),
+									 quote_identifier(e->fk.names[k]), m.data);
+			}
+			for (k = 0; k < e->fk.n; k++)
 				appendStringInfo(&set, "%s%s = EXCLUDED.%s", set.len ? ", " : "",
 								 quote_identifier(e->fk.names[k]),
 								 quote_identifier(e->fk.names[k]));
-			}
 			deps = list_append_unique_int(deps, planner_fset(pl, e->parent));
 		}
 		if (cond.len == 0)
@@ -363,6 +378,14 @@ plan_fixups(Planner *pl)
 		subset_append_cols(&q, NULL, &t->pk);
 		appendStringInfo(&q, ") DO UPDATE SET %s", set.data);
 		f->conflict = q.data;
+
+		/* how many references point outside the export: a NOTICE */
+		initStringInfo(&q);
+		appendStringInfo(&q, "SELECT pg_catalog.count(*) FROM %s WHERE ", subset_relation_sql(t));
+		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->fset[ti]));
+		appendStringInfo(&q, " AND (%s)", outside.data);
+		f->filter_query = q.data;
+		f->filter_set = pl->fset[ti];
 	}
 }
 

@@ -561,7 +561,9 @@ with_sets(SubsetRun *run, const char *query, List *deps)
 
 /*
  * notice_unmatched_ids
- *		NOTICE naming the target ids that match no row.
+ *		An error naming the target ids that match no row (a typo must not
+ *		give an almost empty export that exits 0), or a NOTICE with
+ *		allow_missing_ids.
  */
 static void
 notice_unmatched_ids(SubsetRun *run)
@@ -594,11 +596,14 @@ notice_unmatched_ids(SubsetRun *run)
 		if (SPI_tuptable->tupdesc->natts > 1)
 			appendStringInfoChar(&ids, ')');
 	}
-	ereport(NOTICE,
-			(errmsg_plural("%d target id matches no row of table \"%s\": %s",
+	ereport(plan->allow_missing_ids ? NOTICE : ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg_plural("%d target id matches no row of table \"%s\": %s",
 						   "%d target ids match no row of table \"%s\": %s",
 						   (int) SPI_processed, (int) SPI_processed,
-						   plan->cfg->tables[plan->target].name, ids.data)));
+						   plan->cfg->tables[plan->target].name, ids.data),
+			 plan->allow_missing_ids ? 0 :
+			 errhint("Check the ids, or pass allow_missing_ids => true to export the rows of the others.")));
 }
 
 /*
@@ -622,11 +627,18 @@ notice_filtered(SubsetRun *run)
 			continue;
 		CHECK_FOR_INTERRUPTS();
 		/* the sets are registered in this connection (compute_set) */
-		if (SPI_execute(with_sets(run, f->filter_query, list_make1_int(f->filter_set)),
+		if (SPI_execute(with_sets(run, f->filter_query,
+								  f->fixup ? f->deps : list_make1_int(f->filter_set)),
 						true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not count the rows a filter excludes");
 		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		if (n > 0)
+		if (n > 0 && f->fixup)
+			ereport(NOTICE,
+					(errmsg_plural("%lld row of table \"%s\" references a row outside the export through a foreign key that cuts a cycle; the key is written NULL",
+								   "%lld rows of table \"%s\" reference rows outside the export through a foreign key that cuts a cycle; the keys are written NULL",
+								   n, (long long) n, plan->cfg->tables[f->table].name),
+					 errdetail("The rows they reference belong to no exported row's closure.")));
+		else if (n > 0)
 			ereport(NOTICE,
 					(errmsg_plural("%lld row of table \"%s\" is exported although its filter excludes it",
 								   "%lld rows of table \"%s\" are exported although its filter excludes them",

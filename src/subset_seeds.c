@@ -243,17 +243,23 @@ planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att
 
 	foreach(lc, indexes)
 	{
-		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
-		int			nkey = IndexRelationGetNumberOfKeyAttributes(ir);
+		/* pg_index's row: no relcache entry built for the index */
+		HeapTuple	it = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index ind;
+		int			nkey;
 		int			i,
 					j;
 		int			covered = 0;
 		Bitmapset  *seen = NULL;
 
+		if (!HeapTupleIsValid(it))
+			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
+		ind = (Form_pg_index) GETSTRUCT(it);
+		nkey = ind->indnkeyatts;
 		/* the leading columns are cols (and extra_att) until all are seen */
 		for (i = 0; i < nkey && covered < cols->n; i++)
 		{
-			AttrNumber	a = ir->rd_index->indkey.values[i];
+			AttrNumber	a = ind->indkey.values[i];
 			bool		in = false;
 
 			for (j = 0; j < cols->n; j++)
@@ -270,10 +276,9 @@ planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att
 				break;
 		}
 		bms_free(seen);
-		if (covered == cols->n &&
-			heap_attisnull(ir->rd_indextuple, Anum_pg_index_indpred, NULL))
+		if (covered == cols->n && heap_attisnull(it, Anum_pg_index_indpred, NULL))
 			found = true;
-		index_close(ir, AccessShareLock);
+		ReleaseSysCache(it);
 		if (found)
 			break;
 	}
@@ -971,6 +976,47 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 }
 
 /*
+ * append_undecided_before
+ *		Arms have an order (subset_seeds.c's add_other_arms): the path's
+ *		first, then the others.  A row is chosen through arm n only when no
+ *		earlier arm decides it: the earlier arm's foreign key is NULL (or,
+ *		polymorphic, its type names another table).  So a row whose first
+ *		foreign key points at another tenant's row is that tenant's, even if
+ *		a later key points at ours.  Appends " AND <not decided>" for every
+ *		arm before arm n of table ti that is not of n's polymorphic group.
+ */
+static void
+append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
+						int ti, int n)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetEdge *e = &cfg->edges[list_nth_int(pl->seed_edges[ti], n)];
+	int			i,
+				k;
+
+	for (i = 0; i < n; i++)
+	{
+		SubsetEdge *a = &cfg->edges[list_nth_int(pl->seed_edges[ti], i)];
+
+		if (SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
+			a->type_col.attnums[0] == e->type_col.attnums[0])
+			continue;
+		appendStringInfoString(buf, " AND (");
+		for (k = 0; k < a->fk.n; k++)
+			appendStringInfo(buf, "%s%s.%s IS NULL", k ? " OR " : "", alias,
+							 quote_identifier(a->fk.names[k]));
+		if (SubsetEdgeIsPolymorphic(a))
+		{
+			appendStringInfo(buf, " OR %s.%s IS NULL OR NOT (", alias,
+							 quote_identifier(a->type_col.names[0]));
+			planner_append_type_cond(buf, alias, a);
+			appendStringInfoChar(buf, ')');
+		}
+		appendStringInfoChar(buf, ')');
+	}
+}
+
+/*
  * planner_build_seed
  *		Table ti's seed predicate, and its seed-key set when someone reads
  *		it, after those of the tables it depends on (recursively, once).
@@ -1047,6 +1093,7 @@ planner_build_seed(Planner *pl, int ti)
 						appendStringInfoString(&p, " AND ");
 						planner_append_type_cond(&p, alias, e);
 					}
+					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc));
 					parts = lappend(parts, p.data);
 					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
@@ -1294,12 +1341,14 @@ seed_reaches(Planner *pl, int from, int to, bool *seen)
 
 /*
  * add_other_arms
- *		A row belongs to the export when any of its foreign keys ties it to
- *		the target, not only the one on its shortest path: every table on a
- *		path takes as arms every live edge to a parent whose seed is tied to
- *		the target, except where that would make the parent's seed read the
- *		table's own (a cycle of belongs_tos; the edge is then left out, and
- *		listed in pl->cycle_arms).  Edges whose columns are NOT NULL go
+ *		A row belongs to the export when a foreign key ties it to the
+ *		target, not only the one on its shortest path: every table on a path
+ *		takes as further arms every live edge to a parent whose seed is tied
+ *		to the target, after its path's arm, in this order (a later arm
+ *		decides only rows that the earlier ones leave undecided, their keys
+ *		NULL: append_undecided_before), except where that would make the
+ *		parent's seed read the table's own (a cycle of belongs_tos; the edge
+ *		is then left out, and listed in pl->cycle_arms).  Edges whose columns are NOT NULL go
  *		first, so that a cycle is cut at a nullable edge where it can be;
  *		ties by the path order of edges.  Tables with batch_scope keep their
  *		single path, which the batches slice.
