@@ -214,11 +214,14 @@ SQL
 		FROM pg_class c WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
 		  AND c.relnamespace::regnamespace::text NOT IN ('pg_catalog', 'information_schema', 'realgen')" |
 		psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst"
+	# one session for every file, in file order (a psql per file takes
+	# minutes for GitLab's 900 files); \warn marks each file on stderr, so
+	# the errors that follow a mark are that file's
 	while IFS= read -r -d '' f; do
-		if ! psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" -U "${name}_loader" -f "$out/$f" >/dev/null 2>"$work/load.err"; then
-			failed_files+=("$f: $(grep -m1 'ERROR' "$work/load.err" | cut -c1-200)")
-		fi
-	done < <(cd "$out" && find . -maxdepth 1 -type f -printf '%P\0' | LC_ALL=C sort -z)
+		printf '\\warn @@file %s\n\\i %s\n' "$f" "$out/$f"
+	done < <(cd "$out" && find . -maxdepth 1 -type f -printf '%P\0' | LC_ALL=C sort -z) >"$work/load.psql"
+	psql -X -q -v ON_ERROR_STOP=0 -d "${name}_dst" -U "${name}_loader" -f "$work/load.psql" >/dev/null 2>"$work/load.err" || true
+	mapfile -t failed_files < <(awk '/^@@file / {f = $2; next} /ERROR/ && f != "" && !(f in seen) {seen[f] = 1; print f ": " substr($0, 1, 200)}' "$work/load.err")
 	local rows
 	rows=$(cat "$out"/*.sql 2>/dev/null | grep -c '^(' || true)
 	echo "$label: ids $ids; plan ${plan_ms} ms; export ${export_ms} ms; $files files, ~$rows rows;" \
