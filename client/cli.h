@@ -246,6 +246,7 @@ extern const char *schema_table_name(const SchemaTable *t);
 extern char *schema_table_file_name(const char *dir, const char *table);
 extern void write_file_durably(const char *path, const char *data, size_t len);
 extern char *read_whole_file(const char *path, size_t *len);
+extern char *read_whole_file_at(int dirfd, const char *name, size_t *len);
 
 /* ---------------------------------------------------------------- */
 /* connection.c                                                       */
@@ -280,10 +281,12 @@ extern void exit_if_cancelled(void);
 extern void outdir_check_target(const char *target, bool force, bool quiet,
 								const char *keep);
 extern char *outdir_create_temp(const char *target);
+extern int	outdir_temp_fd(void);
+extern int	outdir_create_file(const char *name, mode_t mode);
+extern void outdir_remove_file(const char *name);
 extern void outdir_fsync_files(void);
 extern void outdir_commit(const char *target);
 extern void outdir_abandon(void);
-extern void outdir_note_file(const char *path);
 
 /* ---------------------------------------------------------------- */
 /* stream.c: files written from (file_name, chunk) rows               */
@@ -415,10 +418,9 @@ extern int	run_explain(CliOptions *opts);
 extern int	run_schema(CliOptions *opts);
 
 /* pgdump.c, ddl.c */
-extern pid_t pgdump_start(PGconn *conn, const char *raw_path,
+extern pid_t pgdump_start(PGconn *conn, const char *dir,
 						  const char *snapshot);
-extern void pgdump_finish(pid_t pid, const char *raw_path,
-						  const char *out_path);
+extern void pgdump_finish(pid_t pid, const char *dir, const char *out_name);
 extern char *ddl_postprocess(const char *dump, char **stripped_extensions);
 
 /* the export's SQL, shared by export.c and explain.c */

@@ -255,7 +255,6 @@ run_export(CliOptions *opts)
 	char	   *temp;
 	char	   *sql;
 	pid_t		pgdump_pid = 0;
-	char	   *raw_schema = NULL;
 	int			i;
 	IdSpace    *def;
 
@@ -316,10 +315,7 @@ run_export(CliOptions *opts)
 
 	temp = outdir_create_temp(opts->output_dir);
 	if (opts->with_schema)
-	{
-		raw_schema = psprintf("%s/.pg_dump.sql", temp);
-		pgdump_pid = pgdump_start(conn0, raw_schema, snapshot);
-	}
+		pgdump_pid = pgdump_start(conn0, temp, snapshot);
 
 	/* the other workers import the snapshot */
 	for (i = 1; i < jobs; i++)
@@ -379,11 +375,8 @@ run_export(CliOptions *opts)
 
 	if (opts->with_schema)
 	{
-		char	   *out = psprintf("%s/insert-000-schema.sql", temp);
-
-		pgdump_finish(pgdump_pid, raw_schema, out);
+		pgdump_finish(pgdump_pid, temp, "insert-000-schema.sql");
 		run.files_written++;
-		pg_free(out);
 	}
 	for (i = 0; i < jobs; i++)
 	{

@@ -6,12 +6,25 @@
  * The files are written into a temporary directory next to the target
  * (".exwiw-<name>.XXXXXX" in the same parent, so that a rename moves it),
  * and the temporary directory replaces the target only when every file is
- * complete and fsynced: an existing target is swapped with it in one step
- * (renameat2 RENAME_EXCHANGE; two renames where the file system cannot),
- * then removed.  A failed, killed or cancelled run never leaves a half
- * directory under the target's name: an exit handler removes the
- * temporary directory, and any parent directories this run created,
- * unless the export was committed.
+ * complete and fsynced: an existing target that the user agreed to replace
+ * is swapped with it in one step (renameat2 RENAME_EXCHANGE; two renames
+ * where the file system cannot), then removed.  A failed, killed or
+ * cancelled run never leaves a half directory under the target's name: an
+ * exit handler removes the temporary directory, and any parent directories
+ * this run created, unless the export was committed.
+ *
+ * Others may write the parent directory (exwiw -o shared/dump), and so move
+ * or replace the temporary directory, the target or a parent we created at
+ * any time.  So the parent directory is opened once, and everything after
+ * is relative to a directory descriptor: the temporary directory is made
+ * with mkdirat and opened with O_NOFOLLOW | O_DIRECTORY, the files are
+ * created through its descriptor, and a name is renamed or removed only
+ * when fstatat (AT_SYMLINK_NOFOLLOW) shows the device and inode that were
+ * created (or checked).  A removal never follows a symbolic link: a link
+ * is removed, not what it points to.  A temporary directory swapped for a
+ * link to another directory: the export fails, our files are removed from
+ * our directory, wherever it went, and the link and its target are left
+ * alone.
  *
  * An existing, non-empty target is refused unless --force; on a terminal
  * exwiw asks first, as the Ruby client does.
@@ -23,6 +36,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,9 +46,27 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-static char *temp_dir = NULL;	/* the temporary directory, while it exists */
-static char *created_parent = NULL; /* topmost parent directory we created */
+/* A directory or file this run created: its name in directory parent_fd. */
+typedef struct CreatedEntry
+{
+	int			parent_fd;
+	char	   *name;
+	dev_t		dev;
+	ino_t		ino;
+} CreatedEntry;
+
+static char *temp_dir = NULL;	/* the temporary directory, for messages */
+static char *temp_name = NULL;	/* its name in parent_fd, while it is ours */
+static int	temp_fd = -1;		/* it, opened when created */
+static struct stat temp_st;		/* its device and inode */
+static int	parent_fd = -1;		/* the target's parent directory */
+static char *parent_path = NULL;	/* its path, for messages */
+static CreatedEntry *created_dirs = NULL;	/* parents we created, top first */
+static int	ncreated = 0;
+static CreatedEntry *created_files = NULL;	/* files made in temp_fd */
+static int	nfiles = 0;
 static char *target_abs = NULL; /* the target, absolute, symlink resolved */
+static bool replace_approved = false;	/* a non-empty target may go */
 static bool committed = false;
 
 /*
@@ -164,6 +196,7 @@ outdir_check_target(const char *target, bool force, bool quiet, const char *keep
 	if (n == 0)
 		return;
 	refuse_precious_target(target, keep);
+	replace_approved = true;
 	if (force)
 		return;
 	if (!exwiw_interactive())
@@ -198,6 +231,135 @@ outdir_check_target(const char *target, bool force, bool quiet, const char *keep
 }
 
 /*
+ * same_entry
+ *		Whether name in directory dir is, without following a link, the
+ *		file or directory of that device and inode.
+ */
+static bool
+same_entry(int dir, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * list_names
+ *		The entry names of the directory open at dir ("." and ".." left
+ *		out), NULL-terminated, malloc'd; NULL with errno set on error.  The
+ *		listing reads a descriptor of its own.
+ */
+static char **
+list_names(int dir)
+{
+	int			fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR		   *d;
+	struct dirent *de;
+	char	  **names;
+	int			n = 0;
+	int			max = 16;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (d == NULL)
+	{
+		close(fd);
+		return NULL;
+	}
+	names = pg_malloc(sizeof(char *) * (max + 1));
+	while ((de = readdir(d)) != NULL)
+	{
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == max)
+		{
+			max *= 2;
+			names = pg_realloc(names, sizeof(char *) * (max + 1));
+		}
+		names[n++] = pg_strdup(de->d_name);
+	}
+	names[n] = NULL;
+	closedir(d);
+	return names;
+}
+
+static bool remove_tree_at(int dir, const char *name, dev_t dev, ino_t ino);
+
+/*
+ * empty_dir
+ *		Remove everything in the directory open at dir: files and links are
+ *		unlinked (a link, never what it points to), directories removed with
+ *		what they hold, each only if it is still the directory that was
+ *		looked at.  Returns false if something stayed.
+ */
+static bool
+empty_dir(int dir)
+{
+	char	  **names = list_names(dir);
+	bool		ok = true;
+	int			i;
+
+	if (names == NULL)
+		return false;
+	for (i = 0; names[i] != NULL; i++)
+	{
+		struct stat st;
+
+		if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+		{
+			if (errno != ENOENT)
+				ok = false;
+		}
+		else if (S_ISDIR(st.st_mode))
+		{
+			if (!remove_tree_at(dir, names[i], st.st_dev, st.st_ino))
+				ok = false;
+		}
+		else if (unlinkat(dir, names[i], 0) != 0 && errno != ENOENT)
+			ok = false;
+		pg_free(names[i]);
+	}
+	pg_free(names);
+	return ok;
+}
+
+/*
+ * remove_tree_at
+ *		Remove directory name of dir and all it holds, if it is (links not
+ *		followed) the directory of dev and ino: opened with O_NOFOLLOW,
+ *		emptied through that descriptor, then removed if its name still
+ *		holds it.  Returns false with errno set if anything stayed.
+ */
+static bool
+remove_tree_at(int dir, const char *name, dev_t dev, ino_t ino)
+{
+	int			fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	bool		ok;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || st.st_dev != dev || st.st_ino != ino)
+	{
+		close(fd);
+		errno = ESTALE;
+		return false;
+	}
+	ok = empty_dir(fd);
+	close(fd);
+	if (!ok)
+		return false;
+	if (!same_entry(dir, name, dev, ino))
+	{
+		errno = ESTALE;
+		return false;
+	}
+	return unlinkat(dir, name, AT_REMOVEDIR) == 0;
+}
+
+/*
  * cleanup_at_exit
  *		Exit handler: an export that was not committed leaves nothing.
  */
@@ -209,63 +371,94 @@ cleanup_at_exit(void)
 }
 
 /*
- * make_parents
- *		mkdir -p of path, remembering the topmost directory created.
+ * open_parents
+ *		Open directory path (absolute), creating what is missing of it
+ *		(mkdir -p) with mkdirat, one component after the other, each
+ *		relative to the one above.  The user's path is followed as it is,
+ *		symbolic links included; below a directory this run created,
+ *		nothing is followed (O_NOFOLLOW).  Every directory created is
+ *		remembered with its device and inode, for outdir_abandon.  Returns
+ *		the descriptor of path.
  */
-static void
-make_parents(const char *path)
+static int
+open_parents(const char *path)
 {
 	char	   *p = pg_strdup(path);
-	char	   *s;
-	struct stat st;
+	char	   *s = p;
+	int			fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (stat(p, &st) == 0)
+	if (fd < 0)
+		pg_fatal("could not open directory \"/\": %m");
+	while (*s != '\0')
 	{
-		if (!S_ISDIR(st.st_mode))
-		{
-			pg_log_error("could not create output directory: \"%s\" is not a directory", p);
-			exit(1);
-		}
-		return;
-	}
-	/* find each missing component from the top */
-	for (s = p + 1;; s++)
-	{
-		if (*s == '/' || *s == '\0')
-		{
-			char		save = *s;
+		char	   *comp;
+		char	   *end;
+		char		save;
+		int			next;
+		int			nofollow = ncreated > 0 ? O_NOFOLLOW : 0;
+		struct stat st;
 
-			*s = '\0';
-			if (stat(p, &st) != 0)
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		comp = s;
+		for (end = s; *end != '\0' && *end != '/'; end++)
+			;
+		save = *end;
+		*end = '\0';
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
+		if (next < 0 && errno == ENOENT)
+		{
+			/*
+			 * Only a directory this mkdirat made is ours to remove on
+			 * failure: one that appeared meanwhile (EEXIST) is not.
+			 */
+			if (mkdirat(fd, comp, OUTPUT_DIR_MODE) == 0)
 			{
-				/*
-				 * Only a directory this mkdir() made is ours to remove on
-				 * failure: one that appeared meanwhile (EEXIST) is not.
-				 */
-				if (mkdir(p, OUTPUT_DIR_MODE) == 0)
+				next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (next >= 0 && fstat(next, &st) == 0)
 				{
-					if (created_parent == NULL)
-						created_parent = pg_strdup(p);
+					created_dirs = pg_realloc(created_dirs,
+											  sizeof(CreatedEntry) * (ncreated + 1));
+					created_dirs[ncreated].parent_fd = fd;
+					created_dirs[ncreated].name = pg_strdup(comp);
+					created_dirs[ncreated].dev = st.st_dev;
+					created_dirs[ncreated].ino = st.st_ino;
+					ncreated++;
 				}
-				else if (errno != EEXIST)
-					pg_fatal("could not create directory \"%s\": %m", p);
 			}
-			else if (!S_ISDIR(st.st_mode))
+			else if (errno == EEXIST)
+				next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow);
+			else
+				pg_fatal("could not create directory \"%s\": %m", p);
+		}
+		if (next < 0)
+		{
+			if (errno == ENOTDIR)
 			{
 				pg_log_error("could not create output directory: \"%s\" is not a directory", p);
 				exit(1);
 			}
-			*s = save;
-			if (save == '\0')
-				break;
+			pg_fatal("could not open directory \"%s\": %m", p);
 		}
+		/* the parent of a directory we created stays open for its removal */
+		if (ncreated == 0 || created_dirs[ncreated - 1].parent_fd != fd)
+			close(fd);
+		fd = next;
+		*end = save;
+		s = end;
 	}
 	pg_free(p);
+	return fd;
 }
 
 /*
  * outdir_create_temp
- *		Create the temporary directory next to target; its path.
+ *		Create the temporary directory next to target, mode 0700, with a
+ *		random name, through the parent directory's descriptor, and open
+ *		it; its path (for messages: files are created through
+ *		outdir_temp_fd).
  */
 char *
 outdir_create_temp(const char *target)
@@ -273,11 +466,13 @@ outdir_create_temp(const char *target)
 	char	   *abs = resolve_target(target);
 	char	   *parent;
 	const char *base;
-	char	   *tmpl;
+	int			tries;
 
 	target_abs = abs;
 	parent = pg_strdup(abs);
 	get_parent_directory(parent);
+	if (parent[0] == '\0')
+		strcpy(parent, "/");
 	base = last_dir_separator(abs) ? last_dir_separator(abs) + 1 : abs;
 	if (strcmp(abs, "/") == 0)
 	{
@@ -286,18 +481,56 @@ outdir_create_temp(const char *target)
 	}
 
 	atexit(cleanup_at_exit);
-	make_parents(parent);
+	parent_fd = open_parents(parent);
+	parent_path = parent;
 
-	tmpl = psprintf("%s/.exwiw-%s.XXXXXX", parent, base);
-	if (mkdtemp(tmpl) == NULL)
+	for (tries = 0;; tries++)
 	{
-		pg_log_error("could not create a directory next to the output directory \"%s\": %m", target);
-		exit(1);
+		static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+		unsigned char rnd[6];
+		char		suffix[7];
+		char	   *name;
+		int			i;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+			pg_fatal("could not generate a random name: %m");
+		for (i = 0; i < 6; i++)
+			suffix[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		suffix[6] = '\0';
+		name = psprintf(".exwiw-%s.%s", base, suffix);
+		if (mkdirat(parent_fd, name, 0700) == 0)
+		{
+			temp_name = name;
+			break;
+		}
+		if (errno != EEXIST || tries >= 100)
+		{
+			pg_log_error("could not create a directory next to the output directory \"%s\": %m", target);
+			exit(1);
+		}
+		pg_free(name);
 	}
-	temp_dir = tmpl;
+	temp_dir = psprintf("%s/%s", strcmp(parent, "/") == 0 ? "" : parent, temp_name);
 
 	/*
-	 * mkdtemp makes it 0700, and so it stays while it is filled: nobody else
+	 * Opened without following a link, and ours (another user's directory
+	 * swapped in at once would not be): from here on, the files go through
+	 * this descriptor, wherever the directory is moved.
+	 */
+	temp_fd = openat(parent_fd, temp_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (temp_fd < 0 || fstat(temp_fd, &temp_st) != 0 || temp_st.st_uid != geteuid())
+	{
+		if (temp_fd >= 0)
+			close(temp_fd);
+		temp_fd = -1;
+		temp_name = NULL;
+		pg_log_error("the temporary directory \"%s\" was replaced as it was created", temp_dir);
+		pg_log_error_detail("Someone else can write \"%s\"; what is there is left alone.", parent);
+		exit(1);
+	}
+
+	/*
+	 * mkdirat makes it 0700, and so it stays while it is filled: nobody else
 	 * can add a file, a symbolic link or a FIFO to the export, or read a
 	 * half-written file.  outdir_fsync_files gives it its final mode.
 	 */
@@ -306,33 +539,80 @@ outdir_create_temp(const char *target)
 }
 
 /*
- * fsync_path
- *		fsync a file or a directory, or exit(1).
+ * outdir_temp_fd
+ *		The descriptor of the temporary directory: files of the export are
+ *		created with outdir_create_file and read relative to it.
  */
-static void
-fsync_path(const char *path, bool isdir)
+int
+outdir_temp_fd(void)
 {
-	int			fd = open(path, (isdir ? O_RDONLY : O_RDWR) | PG_BINARY, 0);
+	Assert(temp_fd >= 0);
+	return temp_fd;
+}
+
+/*
+ * outdir_create_file
+ *		Create file name, new (O_EXCL, O_NOFOLLOW), in the temporary
+ *		directory through its descriptor, with mode; remember its device
+ *		and inode for outdir_abandon.  Its descriptor, or -1 with errno set.
+ */
+int
+outdir_create_file(const char *name, mode_t mode)
+{
+	int			fd = openat(temp_fd, name,
+							O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | PG_BINARY,
+							mode);
+	struct stat st;
 
 	if (fd < 0)
-		pg_fatal("could not open \"%s\" to fsync it: %m", path);
-	if (fsync(fd) != 0)
-		pg_fatal("could not fsync \"%s\": %m", path);
-	close(fd);
+		return -1;
+	if (fstat(fd, &st) != 0)
+		pg_fatal("could not stat \"%s/%s\": %m", temp_dir, name);
+	created_files = pg_realloc(created_files, sizeof(CreatedEntry) * (nfiles + 1));
+	created_files[nfiles].parent_fd = temp_fd;
+	created_files[nfiles].name = pg_strdup(name);
+	created_files[nfiles].dev = st.st_dev;
+	created_files[nfiles].ino = st.st_ino;
+	nfiles++;
+	return fd;
+}
+
+/*
+ * outdir_remove_file
+ *		Remove file name of the temporary directory, made by
+ *		outdir_create_file, if it is still the file made.
+ */
+void
+outdir_remove_file(const char *name)
+{
+	int			i;
+
+	for (i = 0; i < nfiles; i++)
+	{
+		CreatedEntry *f = &created_files[i];
+
+		if (f->name != NULL && strcmp(f->name, name) == 0)
+		{
+			if (same_entry(temp_fd, name, f->dev, f->ino))
+				(void) unlinkat(temp_fd, name, 0);
+			pg_free(f->name);
+			f->name = NULL;
+		}
+	}
 }
 
 /*
  * outdir_fsync_files
  *		Give the temporary directory its final mode; fsync every file of
- *		it, then the directory.
+ *		it, then the directory, all through its descriptor.
  *		(stream.c started each file's writeback when it closed it.)
  */
 void
 outdir_fsync_files(void)
 {
-	DIR		   *d;
-	struct dirent *de;
+	char	  **names;
 	mode_t		mask;
+	int			i;
 
 	/*
 	 * First the mode of a new directory (the umask's, as the Ruby client's
@@ -341,99 +621,191 @@ outdir_fsync_files(void)
 	 */
 	mask = umask(0);
 	umask(mask);
-	if (chmod(temp_dir, OUTPUT_DIR_MODE & ~mask) != 0)
+	if (fchmod(temp_fd, OUTPUT_DIR_MODE & ~mask) != 0)
 		pg_fatal("could not change permissions of \"%s\": %m", temp_dir);
 
-	d = opendir(temp_dir);
-	if (d == NULL)
+	names = list_names(temp_fd);
+	if (names == NULL)
 		pg_fatal("could not open directory \"%s\": %m", temp_dir);
-	while ((de = readdir(d)) != NULL)
+	for (i = 0; names[i] != NULL; i++)
 	{
-		char	   *path;
+		int			fd = openat(temp_fd, names[i], O_RDWR | O_NOFOLLOW | O_CLOEXEC | PG_BINARY);
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		path = psprintf("%s/%s", temp_dir, de->d_name);
-		fsync_path(path, false);
-		pg_free(path);
+		if (fd < 0)
+			pg_fatal("could not open \"%s/%s\" to fsync it: %m", temp_dir, names[i]);
+		if (fsync(fd) != 0)
+			pg_fatal("could not fsync \"%s/%s\": %m", temp_dir, names[i]);
+		close(fd);
+		pg_free(names[i]);
 	}
-	closedir(d);
-	fsync_path(temp_dir, true);
+	pg_free(names);
+	if (fsync(temp_fd) != 0)
+		pg_fatal("could not fsync \"%s\": %m", temp_dir);
+}
+
+/*
+ * fsync_parent
+ *		fsync the parent directory after a rename in it, or exit(1).
+ */
+static void
+fsync_parent(void)
+{
+	if (fsync(parent_fd) != 0)
+		pg_fatal("could not fsync the directory of \"%s\": %m", target_abs);
+}
+
+/*
+ * remove_previous
+ *		Remove the previous output directory, now at name in the parent
+ *		directory, if it is the directory of st: a warning otherwise.
+ */
+static void
+remove_previous(const char *name, const struct stat *st)
+{
+	if (!remove_tree_at(parent_fd, name, st->st_dev, st->st_ino))
+		pg_log_warning("could not remove the previous output directory, now at \"%s/%s\": %m",
+					   strcmp(parent_path, "/") == 0 ? "" : parent_path, name);
+}
+
+/*
+ * replaced_exit
+ *		The temporary name no longer holds our directory: say so and exit
+ *		(the exit handler removes our files through the descriptor, and
+ *		leaves what is at the name now alone).
+ */
+static void
+replaced_exit(void)
+{
+	pg_log_error("the temporary directory \"%s\" was moved or replaced while the export ran", temp_dir);
+	pg_log_error_detail("Someone else can write the directory of \"%s\"; the export's files are removed, and nothing else is touched.",
+						target_abs);
+	pg_log_error_hint("Choose an --output-dir whose parent only you can write.");
+	exit(1);
 }
 
 /*
  * outdir_commit
- *		Put the temporary directory in the target's place.
+ *		Put the temporary directory in the target's place, if its name
+ *		still holds the directory we created.
  */
 void
 outdir_commit(const char *target)
 {
-	char	   *abs = target_abs;
-	char	   *parent;
+	const char *base = last_dir_separator(target_abs) ? last_dir_separator(target_abs) + 1 : target_abs;
 	struct stat st;
 
-	parent = pg_strdup(abs);
-	get_parent_directory(parent);
+	if (!same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
+		replaced_exit();
 
-	if (lstat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+	if (replace_approved && fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		S_ISDIR(st.st_mode))
 	{
-		/* swap them in one step; the old one is then at temp_dir */
-		if (renameat2(AT_FDCWD, temp_dir, AT_FDCWD, abs, RENAME_EXCHANGE) == 0)
+		/* swap them in one step; the old one is then at temp_name */
+		if (renameat2(parent_fd, temp_name, parent_fd, base, RENAME_EXCHANGE) == 0)
 		{
+			char	   *old = temp_name;
+
 			committed = true;
-			fsync_path(parent, true);
-			if (!rmtree(temp_dir, true))
-				pg_log_warning("could not remove the previous output directory, now at \"%s\"", temp_dir);
-			temp_dir = NULL;
+			temp_name = NULL;
+			fsync_parent();
+			remove_previous(old, &st);
 			return;
 		}
 		if (errno != EINVAL && errno != ENOSYS)
-			pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, abs);
+		{
+			int			save = errno;
+
+			if (!same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
+				replaced_exit();
+			errno = save;
+			pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, target_abs);
+		}
 		else
 		{
 			/* no exchange here: move the old one aside first */
-			char	   *old = psprintf("%s/.exwiw-old-%d", parent, (int) getpid());
+			char	   *old = psprintf(".exwiw-old-%d", (int) getpid());
 
-			if (rename(abs, old) != 0)
-				pg_fatal("could not rename \"%s\" to \"%s\": %m", abs, old);
-			if (rename(temp_dir, abs) != 0)
+			if (renameat(parent_fd, base, parent_fd, old) != 0)
+				pg_fatal("could not move \"%s\" aside: %m", target_abs);
+			if (renameat(parent_fd, temp_name, parent_fd, base) != 0)
 			{
 				int			save = errno;
 
-				(void) rename(old, abs);
+				(void) renameat(parent_fd, old, parent_fd, base);
 				errno = save;
-				pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, abs);
+				pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, target_abs);
 			}
 			committed = true;
-			temp_dir = NULL;
-			fsync_path(parent, true);
-			if (!rmtree(old, true))
-				pg_log_warning("could not remove the previous output directory, now at \"%s\"", old);
+			temp_name = NULL;
+			fsync_parent();
+			remove_previous(old, &st);
 			return;
 		}
 	}
-	if (rename(temp_dir, abs) != 0)
-		pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, abs);
+	if (renameat(parent_fd, temp_name, parent_fd, base) != 0)
+	{
+		int			save = errno;
+
+		if (!same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
+			replaced_exit();
+		errno = save;
+		if (errno == EEXIST || errno == ENOTEMPTY)
+		{
+			pg_log_error("output directory \"%s\" was created by someone else while the export ran", target);
+			pg_log_error_hint("Remove it, or use --force to replace it.");
+			exit(1);
+		}
+		pg_fatal("could not rename \"%s\" to \"%s\": %m", temp_dir, target_abs);
+	}
 	committed = true;
-	temp_dir = NULL;
-	fsync_path(parent, true);
+	temp_name = NULL;
+	fsync_parent();
 }
 
 /*
  * outdir_abandon
- *		Remove the temporary directory and the parents we created.
+ *		Remove the temporary directory and the parents we created: the
+ *		files we made, through the temporary directory's descriptor (our
+ *		directory, wherever it is now) and each only if its name still
+ *		holds the file made; then each directory, only if it is empty and
+ *		its name still holds the one we created.  What someone else put in
+ *		their place is left alone.
  */
 void
 outdir_abandon(void)
 {
-	if (temp_dir != NULL)
+	int			i;
+
+	if (temp_fd >= 0)
 	{
-		(void) rmtree(temp_dir, true);
-		temp_dir = NULL;
+		/* our directory, wherever it is now: the files we made in it */
+		for (i = 0; i < nfiles; i++)
+		{
+			CreatedEntry *f = &created_files[i];
+
+			if (f->name != NULL && same_entry(temp_fd, f->name, f->dev, f->ino))
+				(void) unlinkat(temp_fd, f->name, 0);
+		}
+		nfiles = 0;
+		close(temp_fd);
+		temp_fd = -1;
 	}
-	if (created_parent != NULL)
+	if (temp_name != NULL)
 	{
-		(void) rmtree(created_parent, true);
-		created_parent = NULL;
+		if (same_entry(parent_fd, temp_name, temp_st.st_dev, temp_st.st_ino))
+			(void) unlinkat(parent_fd, temp_name, AT_REMOVEDIR);
+		else
+			pg_log_warning("the temporary directory \"%s\" was moved or replaced by someone else: what is there now is left alone",
+						   temp_dir);
+		temp_name = NULL;
 	}
+	/* bottom up; one that is not empty (not only ours) stays */
+	for (i = ncreated - 1; i >= 0; i--)
+	{
+		CreatedEntry *c = &created_dirs[i];
+
+		if (same_entry(c->parent_fd, c->name, c->dev, c->ino))
+			(void) unlinkat(c->parent_fd, c->name, AT_REMOVEDIR);
+	}
+	ncreated = 0;
 }

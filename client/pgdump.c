@@ -16,8 +16,10 @@
  *
  * pg_dump is the one next to this program when its version matches (it is
  * installed into PostgreSQL's bindir), else the first one on PATH.  Its
- * output and its messages go to hidden files in the temporary directory;
- * when it fails, its messages are shown and the export fails.
+ * output (its standard output) and its messages go to hidden files in the
+ * temporary directory, created through the directory's descriptor (see
+ * outdir.c) and given to it open; when it fails, its messages are shown and
+ * the export fails.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,7 +33,9 @@
 
 #define PG_DUMP_VERSIONSTR "pg_dump (PostgreSQL) " PG_VERSION "\n"
 
-static char *err_path = NULL;
+#define RAW_NAME	".pg_dump.sql"
+#define ERR_NAME	".pg_dump.sql.err"
+
 static pid_t running = 0;
 
 /*
@@ -66,11 +70,27 @@ pgdump_path(void)
 }
 
 /*
+ * create_hidden
+ *		Create file name, new, in the temporary directory (dir is its
+ *		path, for messages); its descriptor.
+ */
+static int
+create_hidden(const char *dir, const char *name)
+{
+	int			fd = outdir_create_file(name, 0600);
+
+	if (fd < 0)
+		pg_fatal("could not create file \"%s/%s\": %m", dir, name);
+	return fd;
+}
+
+/*
  * pgdump_start
- *		Start pg_dump, writing to raw_path; its pid.
+ *		Start pg_dump, writing to a hidden file of the temporary directory
+ *		dir (its path); its pid.
  */
 pid_t
-pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
+pgdump_start(PGconn *conn, const char *dir, const char *snapshot)
 {
 	char	   *password;
 	char	   *conninfo = conninfo_for_child(conn, &password);
@@ -78,8 +98,9 @@ pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
 	char	   *args[16];
 	int			n = 0;
 	pid_t		pid;
+	int			out_fd = create_hidden(dir, RAW_NAME);
+	int			err_fd = create_hidden(dir, ERR_NAME);
 
-	err_path = psprintf("%s.err", raw_path);
 	args[n++] = bin;
 	args[n++] = "--schema-only";
 	args[n++] = "--no-owner";
@@ -89,7 +110,6 @@ pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
 	args[n++] = "--exclude-schema=google_vacuum_mgmt";
 	if (snapshot)
 		args[n++] = psprintf("--snapshot=%s", snapshot);
-	args[n++] = psprintf("--file=%s", raw_path);
 	args[n++] = psprintf("--dbname=%s", conninfo);
 	args[n] = NULL;
 	pg_log_debug("running %s (schema-only, snapshot %s)", bin, snapshot ? snapshot : "none");
@@ -101,23 +121,21 @@ pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
 		pg_fatal("could not fork pg_dump: %m");
 	if (pid == 0)
 	{
-		int			fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
 		/* Ctrl-C reaches the parent, which stops us */
 		signal(SIGINT, SIG_IGN);
 		/* exec keeps an ignored signal ignored: give back SIGPIPE's default */
 		signal(SIGPIPE, SIG_DFL);
-		if (fd >= 0)
-		{
-			dup2(fd, 2);
-			close(fd);
-		}
+		/* dup2 clears close-on-exec on the copies */
+		if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+			_exit(127);
 		if (password)
 			setenv("PGPASSWORD", password, 1);
 		execvp(bin, args);
 		fprintf(stderr, "could not execute %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}
+	close(out_fd);
+	close(err_fd);
 	cancel_set_child(pid);
 	running = pid;
 	atexit(stop_child_at_exit);
@@ -126,11 +144,12 @@ pgdump_start(PGconn *conn, const char *raw_path, const char *snapshot)
 
 /*
  * pgdump_finish
- *		Wait for pg_dump; write out_path from its output; remove the raw
- *		files.  exit(1) when it failed.
+ *		Wait for pg_dump; write out_name in the temporary directory dir
+ *		(its path) from its output; remove the raw files.  exit(1) when it
+ *		failed.
  */
 void
-pgdump_finish(pid_t pid, const char *raw_path, const char *out_path)
+pgdump_finish(pid_t pid, const char *dir, const char *out_name)
 {
 	int			status;
 	size_t		len;
@@ -151,7 +170,7 @@ pgdump_finish(pid_t pid, const char *raw_path, const char *out_path)
 	exit_if_cancelled();
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 	{
-		char	   *msg = read_whole_file(err_path, &len);
+		char	   *msg = read_whole_file_at(outdir_temp_fd(), ERR_NAME, &len);
 
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 			pg_log_error("failed to run `pg_dump`. Ensure the postgresql client is installed and on PATH.");
@@ -166,29 +185,29 @@ pgdump_finish(pid_t pid, const char *raw_path, const char *out_path)
 		}
 		exit(1);
 	}
-	raw = read_whole_file(raw_path, &len);
+	raw = read_whole_file_at(outdir_temp_fd(), RAW_NAME, &len);
 	if (raw == NULL)
-		pg_fatal("could not read pg_dump's output \"%s\": %m", raw_path);
+		pg_fatal("could not read pg_dump's output \"%s/%s\": %m", dir, RAW_NAME);
 	ddl = ddl_postprocess(raw, &stripped);
 	if (stripped)
 		pg_log_debug("Excluded platform-managed extension(s) from the schema dump: %s.", stripped);
 
-	fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, OUTPUT_FILE_MODE);
+	fd = outdir_create_file(out_name, OUTPUT_FILE_MODE);
 	if (fd < 0)
-		pg_fatal("could not create file \"%s\": %m", out_path);
+		pg_fatal("could not create file \"%s/%s\": %m", dir, out_name);
 	len = strlen(ddl);
 	while (done < len)
 	{
 		ssize_t		w = write(fd, ddl + done, len - done);
 
 		if (w < 0)
-			pg_fatal("could not write file \"%s\": %m", out_path);
+			pg_fatal("could not write file \"%s/%s\": %m", dir, out_name);
 		done += w;
 	}
 	if (close(fd) != 0)
-		pg_fatal("could not close file \"%s\": %m", out_path);
-	unlink(raw_path);
-	unlink(err_path);
+		pg_fatal("could not close file \"%s/%s\": %m", dir, out_name);
+	outdir_remove_file(RAW_NAME);
+	outdir_remove_file(ERR_NAME);
 	pg_free(raw);
 	pg_free(ddl);
 }

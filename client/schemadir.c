@@ -34,7 +34,20 @@
 char *
 read_whole_file(const char *path, size_t *len)
 {
-	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	return read_whole_file_at(AT_FDCWD, path, len);
+}
+
+/*
+ * read_whole_file_at
+ *		The bytes of file name in directory dirfd (NUL-terminated), or NULL
+ *		with errno set.  In a directory other than AT_FDCWD, a symbolic
+ *		link is not followed.
+ */
+char *
+read_whole_file_at(int dirfd, const char *name, size_t *len)
+{
+	int			fd = openat(dirfd, name, O_RDONLY | PG_BINARY |
+							(dirfd == AT_FDCWD ? 0 : O_NOFOLLOW), 0);
 	struct stat st;
 	char	   *buf;
 	size_t		cap,

@@ -187,7 +187,8 @@ printable_name(const char *name)
 
 /*
  * open_file
- *		Create the file of a new name in the directory (it must not exist).
+ *		Create the file of a new name in the temporary directory (it must
+ *		not exist), through its descriptor; dir is its path, for messages.
  */
 static void
 open_file(OutFile *f, const char *dir, const char *name)
@@ -201,7 +202,7 @@ open_file(OutFile *f, const char *dir, const char *name)
 		exit(1);
 	}
 	path = psprintf("%s/%s", dir, name);
-	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY, OUTPUT_FILE_MODE);
+	f->fd = outdir_create_file(name, OUTPUT_FILE_MODE);
 	if (f->fd < 0)
 		pg_fatal("could not create file \"%s\": %m", path);
 	pg_free(path);

@@ -61,8 +61,8 @@ typedef struct SubsetColumn
 	char	   *fake_type;		/* replace_with_fake_data: type, or NULL */
 	char	   *fake_locale;	/* ... its locale, or NULL */
 	char	   *fake_seed;		/* ... the column whose value seeds it */
-	char	   *override_sql;	/* the planner's expression instead (a
-								 * cycle's column written NULL), or NULL */
+	char	   *override_sql;	/* the planner's expression instead (a cycle's
+								 * column written NULL), or NULL */
 } SubsetColumn;
 
 /* A piece of a replace_with template: literal text, or {column}. */
@@ -151,8 +151,8 @@ typedef struct SubsetConfig
 	SubsetEdge *edges;
 	bool		allow_undecided;	/* the export goes on with undecided
 									 * tables and columns */
-	bool		keep_cycle_values;	/* no file order to keep (JSON Lines):
-									 * a cycle's columns are written as is */
+	bool		keep_cycle_values;	/* no file order to keep (JSON Lines): a
+									 * cycle's columns are written as is */
 } SubsetConfig;
 
 /* A row set, computed once into a tuplestore (see subset_run.c). */
@@ -211,8 +211,8 @@ typedef struct SubsetPlan
 	int		   *order;			/* table indexes in processing order */
 	int			norder;
 	char	   *ids_query;		/* target ids that match no row, or NULL */
-	List	   *undecided;		/* names of tables that would go out in
-								 * full, or that safe mode left undecided */
+	List	   *undecided;		/* names of tables that would go out in full,
+								 * or that safe mode left undecided */
 	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
 } SubsetPlan;
 

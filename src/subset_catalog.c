@@ -540,12 +540,13 @@ rails_type(Relation rel)
  *		Safe mode for tables: a table that no belongs_to ties to another
  *		(tied false) would go out in full wherever it is not the target or
  *		reached from it.  It gets "needs_scope_decision": true when a column
- *		other than its keys looks like the key of another table, naming it;
+ *		looks like the key of another table (a primary key "project_id" of a
+ *		one-to-one table too), naming it;
  *		else "export": "all", with the reason.  Rails's own tables get the
  *		Ruby client's types.
  */
 static void
-append_scope_decision(StringInfo buf, Relation rel, bool tied, List *keycols)
+append_scope_decision(StringInfo buf, Relation rel, bool tied)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData cols;
@@ -558,14 +559,8 @@ append_scope_decision(StringInfo buf, Relation rel, bool tied, List *keycols)
 	for (i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		ListCell   *lc;
-		bool		iskey = false;
 
-		if (att->attisdropped)
-			continue;
-		foreach(lc, keycols)
-			iskey |= (strcmp(lfirst(lc), NameStr(att->attname)) == 0);
-		if (iskey || !subset_looks_like_key(NameStr(att->attname)))
+		if (att->attisdropped || !subset_looks_like_key(NameStr(att->attname)))
 			continue;
 		appendStringInfo(&cols, "%s%s", n++ ? ", " : "", NameStr(att->attname));
 	}
@@ -676,7 +671,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfoChar(buf, ']');
-	append_scope_decision(buf, rel, tied, keycols);
+	append_scope_decision(buf, rel, tied);
 	if (generated)
 		appendStringInfo(&notes, "%sgenerated columns are left out: the load computes them",
 						 notes.len ? "; " : "");

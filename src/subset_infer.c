@@ -11,10 +11,12 @@
  * parent's foreign keys.  Each becomes a belongs_to written with
  * "inferred": true:
  *
- *	- "<x>_id", not covered by a declared key, not the primary key, when a
+ *	- "<x>_id" (the primary key too), not covered by a declared key, when a
  *	  table of the config is named plural(x) (English plurals: -ies, -es,
  *	  -s, and a few irregular ones) and has a one-column primary key of
- *	  the same type;
+ *	  the same type; else when every declared one-column foreign key of the
+ *	  same name in other tables references one table (GitLab's group_id:
+ *	  namespaces), that table;
  *	- "<x>_type" with "<x>_id": one arm per type value the table's rows
  *	  hold (read from the data, at most 100 values), mapped to a table as
  *	  Rails maps a class name (Ci::Build -> ci_builds, else the last or the
@@ -202,6 +204,34 @@ covered(List *fks, Oid relid, const char *col)
 }
 
 /*
+ * declared_meaning
+ *		A declared one-column foreign key of another table than relid whose
+ *		column is named col, when every such declared key references the
+ *		same parent and column (GitLab's "group_id" columns all reference
+ *		namespaces); NULL when there is none, or they disagree.
+ */
+static SubsetCatalogFk *
+declared_meaning(List *fks, Oid relid, const char *col)
+{
+	SubsetCatalogFk *found = NULL;
+	ListCell   *lc;
+
+	foreach(lc, fks)
+	{
+		SubsetCatalogFk *fk = lfirst(lc);
+
+		if (fk->inferred || fk->n != 1 || fk->child == relid ||
+			strcmp(fk->fk[0], col) != 0)
+			continue;
+		if (found != NULL &&
+			(found->parent != fk->parent || strcmp(found->ref[0], fk->ref[0]) != 0))
+			return NULL;
+		found = fk;
+	}
+	return found;
+}
+
+/*
  * new_fk
  *		An inferred one-column foreign key, child.col -> parent.ref.
  */
@@ -300,8 +330,6 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 	Oid			relid = tables[ti].relid;
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
-	Oid			pktype;
-	char	   *pk = single_key(relid, &pktype);
 	List	   *out = NIL;
 	int			a;
 
@@ -315,8 +343,9 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 		int			pi;
 
 		CHECK_FOR_INTERRUPTS();
+		/* a primary key "<x>_id" is one too: a one-to-one table */
 		if (att->attisdropped || len <= 3 || strcmp(col + len - 3, "_id") != 0 ||
-			(pk && strcmp(pk, col) == 0) || covered(fks, relid, col))
+			covered(fks, relid, col))
 			continue;
 		stem = pnstrdup(col, len - 3);
 		type_col = psprintf("%s_type", stem);
@@ -350,8 +379,20 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			char	   *ref = single_key(tables[pi].relid, &rt);
 
 			if (ref != NULL && rt == att->atttypid)
+			{
 				out = lappend(out, new_fk(relid, tables[pi].relid, col, ref,
 										  "a column named as Rails names a key of that table"));
+				continue;
+			}
+		}
+		/* a name that the declared keys of other tables give one meaning */
+		{
+			SubsetCatalogFk *like = declared_meaning(fks, relid, col);
+
+			if (like != NULL && like->parent != relid &&
+				get_atttype(like->child, get_attnum(like->child, col)) == att->atttypid)
+				out = lappend(out, new_fk(relid, like->parent, col, like->ref[0],
+										  psprintf("other tables' foreign keys named \"%s\" all reference that table", col)));
 		}
 	}
 	relation_close(rel, AccessShareLock);

@@ -16,7 +16,9 @@
 # subset_fresh_dst SCHEMA_FILE [NAME SCHEMA]
 #     Replace schema SCHEMA (default shop) of NAME_dst (default subset) by
 #     an empty, fully constrained copy (SCHEMA_FILE, from pg_dump
-#     --schema-only) that NAME_loader may load.
+#     --schema-only) that NAME_loader may load, and owns (unless
+#     SUBSET_LOADER_OWNS=0: then it has only SELECT, INSERT and sequence
+#     privileges).
 
 subset_write_files() {
 	local dir=$1
@@ -67,5 +69,24 @@ subset_fresh_dst() {
 GRANT USAGE ON SCHEMA $schema TO ${name}_loader;
 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA $schema TO ${name}_loader;
 GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA $schema TO ${name}_loader;
+SQL
+	if [ "${SUBSET_LOADER_OWNS:-1}" = 1 ]; then
+		subset_loader_owns "$name" "$schema"
+	fi
+}
+
+# subset_loader_owns NAME SCHEMA: NAME_loader owns every table of SCHEMA in
+# NAME_dst, as a developer owns the development database's tables: each
+# file may then disable its table's user triggers during the load.
+subset_loader_owns() {
+	local name=$1 schema=$2
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" <<SQL
+DO \$\$ DECLARE r record; BEGIN
+	FOR r IN SELECT c.oid::regclass AS t FROM pg_catalog.pg_class c
+		WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind IN ('r', 'p')
+	LOOP
+		EXECUTE format('ALTER TABLE %s OWNER TO %I', r.t, '${name}_loader');
+	END LOOP;
+END \$\$;
 SQL
 }

@@ -35,7 +35,7 @@ psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 CREATE TABLE public.hostile_rows(ord int, file_name text, chunk text);
 CREATE OR REPLACE FUNCTION public.exwiw_export(target_table text, ids text[],
 	config jsonb DEFAULT NULL, format text DEFAULT 'insert', allow_undecided boolean DEFAULT false,
-	files integer[] DEFAULT NULL, ids_by_space jsonb DEFAULT NULL)
+	files integer[] DEFAULT NULL, ids_by_space jsonb DEFAULT NULL, allow_missing_ids boolean DEFAULT false)
 RETURNS TABLE(file_name text, chunk text) LANGUAGE sql
 AS $$ SELECT file_name, chunk FROM public.hostile_rows ORDER BY ord $$;
 SQL
@@ -100,7 +100,8 @@ case "\${1:-}" in -V | --version) exec "$real_pgdump" "\$@" ;; esac
 tr '\\0' '\\n' </proc/\$\$/cmdline >"$work/pgdump.argv"
 env >"$work/pgdump.env"
 awk '/^SigIgn/ { print \$2 }' /proc/self/status >"$work/pgdump.sigign"
-for a in "\$@"; do case \$a in --file=*) stat -c %a "\$(dirname "\${a#--file=}")" >"$work/pgdump.tmpmode" ;; esac; done
+# its output is its standard output, a hidden file in the temporary directory
+stat -c %a "\$(dirname "\$(readlink /proc/\$\$/fd/1)")" >"$work/pgdump.tmpmode"
 exec "$real_pgdump" "\$@"
 EOF
 chmod 755 "$fake/pg_dump"

@@ -145,7 +145,7 @@ if mount -t tmpfs -o size=1m,mode=0777 tmpfs "$mnt" 2>"$work/mount.err"; then
 	q -d sink_src -At -c "SELECT exwiw_dump_to_file('$mnt/big.sql', 'SELECT * FROM big', 'big')" >/dev/null 2>"$work/full.err" &&
 		fail "an export larger than the disk succeeded"
 	grep -q "could not write file \"$mnt/big.sql\": No space left on device" "$work/full.err" || { cat "$work/full.err"; fail "no disk-full error"; }
-	state=$(q -d sink_src -At -c "DO \$\$ BEGIN PERFORM exwiw_export_to_dir('$mnt/dir', 'rt_src', '{1}', '[{\"name\": \"rt_src\", \"primary_key\": \"id\"}, {\"name\": \"big\", \"primary_key\": \"id\"}]'); EXCEPTION WHEN disk_full THEN RAISE NOTICE 'disk_full'; END \$\$" 2>&1)
+	state=$(q -d sink_src -At -c "DO \$\$ BEGIN PERFORM exwiw_export_to_dir('$mnt/dir', 'rt_src', '{1}', '[{\"name\": \"rt_src\", \"primary_key\": \"id\"}, {\"name\": \"big\", \"primary_key\": \"id\", \"export\": \"all\"}]'); EXCEPTION WHEN disk_full THEN RAISE NOTICE 'disk_full'; END \$\$" 2>&1)
 	echo "$state" | grep -q disk_full || fail "the directory export did not fail with disk_full: $state"
 	left=$(find "$mnt" -mindepth 1 | wc -l)
 	[ "$left" = 0 ] || { find "$mnt"; fail "a full disk left $left entries"; }

@@ -102,10 +102,11 @@ WHERE c.relnamespace = 'shapes'::regnamespace AND c.relkind IN ('r', 'p') AND NO
   AND c.relname NOT IN (SELECT t FROM want);
 -- each table: loaded EXCEPT expected, and expected EXCEPT loaded.  The
 -- source rows are read with ONLY: an inheritance child is its own table.
--- the trigger on films fired during the load and logged each film again
-SELECT 'audit_log: ' || count(*) || ' rows written by the trigger, 3 expected'
-FROM loaded.audit_log WHERE id > 3 AND at = 'insert' HAVING count(*) <> 3;
-DELETE FROM loaded.audit_log WHERE id > 3;
+-- the trigger on films did not fire during the load (the loader owns the
+-- tables, so each file disabled its table's triggers and enabled them
+-- again): audit_log holds the exported rows only
+SELECT 'audit_log: ' || count(*) || ' rows written by the trigger during the load, none expected'
+FROM loaded.audit_log WHERE id > 3 HAVING count(*) <> 0;
 DO $$
 DECLARE
 	r record;
