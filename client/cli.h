@@ -151,6 +151,7 @@ typedef struct CliOptions
 	bool		allow_missing_ids;	/* target ids matching no row: warn */
 	bool		analyze;		/* explain --analyze */
 	bool		show_plans;		/* explain --verbose: the EXPLAIN text */
+	char	   *explain_format; /* explain --format: text | json, NULL unset */
 
 	/* which export-only flags were given, for explain's refusal */
 	bool		given_output_dir;

@@ -3,9 +3,11 @@
  * explain.c
  *	  The explain subcommand: the export's plan, one line per table.
  *
- *	  [seq/n] table -> file  ~rows  indexes: a, b  query: SELECT ...
+ *	  [seq/n] table -> file  ~rows  rule: ...  indexes: a, b  query: SELECT ...
  *
- * The estimates and indexes come from exwiw_explain(), which EXPLAINs each
+ * or, with --format=json, the same as one JSON object for scripts.  The
+ * rule is exwiw_plan()'s: why the table's rows are the ones exported.  The
+ * estimates and indexes come from exwiw_explain(), which EXPLAINs each
  * file's extraction query where the export would run it (after computing
  * the row sets it reads, on one snapshot); the query text from
  * exwiw_plan().  --verbose adds each EXPLAIN plan, indented; --analyze runs
@@ -42,8 +44,48 @@ one_line(const char *s)
 }
 
 /*
+ * json_str / json_num
+ *		Leaves of the JSON plan.
+ */
+static JsonValue *
+json_str(const char *s)
+{
+	return json_new(JV_STRING, s);
+}
+
+static JsonValue *
+json_num(const char *s)
+{
+	return s[0] ? json_new(JV_NUMBER, s) : json_new(JV_NULL, NULL);
+}
+
+/*
+ * text_array_json
+ *		A text[] as exwiw_explain returns it, read as JSON: the query
+ *		gives it as array_to_json text.
+ */
+static JsonValue *
+text_array_json(const char *s)
+{
+	char	   *err = NULL;
+	JsonValue  *v = json_parse(s, strlen(s), &err);
+
+	return v ? v : json_new(JV_ARRAY, NULL);
+}
+
+/*
  * run_explain
- *		Print the plan of the export the options describe.
+ *		Print the plan of the export the options describe: one line per
+ *		file, with the rule that chose its rows (exwiw_plan's rule: the
+ *		arms of a scoped table, "every row" of one that goes out in full
+ *		and why), or, with --format=json, the plan as one JSON object:
+ *
+ *		{"target_table": ..., "ids": [...], "tables": [{"seq", "table",
+ *		 "file", "rule", "estimated_rows", "indexes", "query"[, "plan"]}],
+ *		 "steps": [{"step", "table", "output", "rule"}]}
+ *
+ *		"tables" in file order; "steps" are the row sets computed before
+ *		the files (seeds, closures), in the order the export computes them.
  */
 int
 run_explain(CliOptions *opts)
@@ -53,6 +95,7 @@ run_explain(CliOptions *opts)
 	IdSpace    *def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
 	char	   *ids = ids_array_literal(def);
 	const char *params[5];
+	bool		json = opts->explain_format && strcmp(opts->explain_format, "json") == 0;
 	PGconn	   *conn;
 	PGresult   *res;
 	char	   *nsp;
@@ -60,6 +103,8 @@ run_explain(CliOptions *opts)
 	int			i,
 				n,
 				maxseq = 0;
+	JsonValue  *top = NULL,
+			   *tables = NULL;
 
 	if (opts->scope_column)
 		(void) schema_config_apply_scope_column(cfg, opts->scope_column);
@@ -75,7 +120,8 @@ run_explain(CliOptions *opts)
 	params[3] = opts->analyze ? "true" : "false";
 	params[4] = ids_by_space_json(&opts->ids);
 	sql = psprintf("SELECT e.seq, e.table_name, e.file_name, e.estimated_rows, "
-				   "pg_catalog.array_to_string(e.indexes, ', '), e.plan, p.query "
+				   "pg_catalog.array_to_string(e.indexes, ', '), e.plan, p.query, p.rule, "
+				   "pg_catalog.array_to_json(e.indexes) "
 				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
 				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
@@ -84,15 +130,46 @@ run_explain(CliOptions *opts)
 	n = PQntuples(res);
 	for (i = 0; i < n; i++)
 		maxseq = Max(maxseq, atoi(PQgetvalue(res, i, 0)));
+	if (json)
+	{
+		JsonValue  *idlist = json_new(JV_ARRAY, NULL);
+		int			j;
+
+		top = json_new(JV_OBJECT, NULL);
+		json_set(top, "target_table", opts->target_table ? json_str(opts->target_table) : json_new(JV_NULL, NULL));
+		for (j = 0; def && j < def->nids; j++)
+			json_append(idlist, json_str(def->ids[j]));
+		json_set(top, "ids", idlist);
+		tables = json_new(JV_ARRAY, NULL);
+		json_set(top, "tables", tables);
+	}
 	for (i = 0; i < n; i++)
 	{
 		char		rows[32];
 		const char *indexes = PQgetvalue(res, i, 4);
+		const char *rule = PQgetisnull(res, i, 7) ? "" : PQgetvalue(res, i, 7);
 
+		if (json)
+		{
+			JsonValue  *t = json_new(JV_OBJECT, NULL);
+
+			json_set(t, "seq", json_num(PQgetvalue(res, i, 0)));
+			json_set(t, "table", json_str(PQgetvalue(res, i, 1)));
+			json_set(t, "file", json_str(PQgetvalue(res, i, 2)));
+			json_set(t, "rule", json_str(rule));
+			json_set(t, "estimated_rows", json_num(PQgetvalue(res, i, 3)));
+			json_set(t, "indexes", text_array_json(PQgetvalue(res, i, 8)));
+			json_set(t, "query", json_str(PQgetvalue(res, i, 6)));
+			if (opts->show_plans || opts->analyze)
+				json_set(t, "plan", json_str(PQgetvalue(res, i, 5)));
+			json_append(tables, t);
+			continue;
+		}
 		format_count(rows, sizeof(rows), strtod(PQgetvalue(res, i, 3), NULL));
-		printf("[%s/%d] %s -> %s  ~%s rows  indexes: %s  query: %s\n",
+		printf("[%s/%d] %s -> %s  ~%s rows  rule: %s  indexes: %s  query: %s\n",
 			   PQgetvalue(res, i, 0), maxseq, PQgetvalue(res, i, 1),
-			   PQgetvalue(res, i, 2), rows, indexes[0] ? indexes : "(none)",
+			   PQgetvalue(res, i, 2), rows, rule[0] ? one_line(rule) : "(none)",
+			   indexes[0] ? indexes : "(none)",
 			   one_line(PQgetvalue(res, i, 6)));
 		if (opts->show_plans)
 		{
@@ -109,6 +186,33 @@ run_explain(CliOptions *opts)
 		}
 	}
 	PQclear(res);
+	if (json)
+	{
+		JsonValue  *steps = json_new(JV_ARRAY, NULL);
+		StringInfoData out;
+		const char *pparams[4] = {params[0], params[1], params[2], params[4]};
+
+		/* the row sets computed before the files, on the same snapshot */
+		sql = psprintf("SELECT p.step, p.table_name, p.output, p.rule "
+					   "FROM %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.jsonb) p "
+					   "WHERE p.seq IS NULL ORDER BY p.step", nsp);
+		res = exec_params_checked(conn, sql, 4, pparams, NULL);
+		for (i = 0; i < PQntuples(res); i++)
+		{
+			JsonValue  *s = json_new(JV_OBJECT, NULL);
+
+			json_set(s, "step", json_num(PQgetvalue(res, i, 0)));
+			json_set(s, "table", json_str(PQgetvalue(res, i, 1)));
+			json_set(s, "output", json_str(PQgetvalue(res, i, 2)));
+			json_set(s, "rule", json_str(PQgetvalue(res, i, 3)));
+			json_append(steps, s);
+		}
+		PQclear(res);
+		json_set(top, "steps", steps);
+		initStringInfo(&out);
+		json_print_pretty(&out, top);
+		printf("%s\n", out.data);
+	}
 	exec_command(conn, "COMMIT", NULL);
 	exwiw_disconnect(conn);
 	return 0;

@@ -190,6 +190,8 @@ usage(void)
 	printf("Explain options:\n"
 		   "        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
 		   "    -v, --verbose                    Print each table's EXPLAIN plan too\n"
+		   "        --format=FORMAT              text (default): one line per table with the rule\n"
+		   "                                     that chose its rows; json: the plan for scripts\n"
 		   "\n");
 	printf("Schema options:\n"
 		   "        --from-db                    Read the schema from the database the connection\n"
@@ -460,7 +462,11 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->dump_query = pg_strdup(optarg);
 				break;
 			case OPT_FORMAT:
-				opts->dump_format = pg_strdup(optarg);
+				/* explain --format=text|json, dump --format=sql|copy|jsonl */
+				if (opts->command == CMD_EXPLAIN)
+					opts->explain_format = pg_strdup(optarg);
+				else
+					opts->dump_format = pg_strdup(optarg);
 				break;
 			case OPT_ROWS_PER_FILE:
 				opts->rows_per_file = parse_int_option(optarg, "--rows-per-file");
@@ -710,9 +716,15 @@ check_options(CliOptions *opts)
 			exit(1);
 		}
 	}
-	else if (opts->analyze || opts->show_plans)
+	else if (opts->analyze || opts->show_plans || opts->explain_format)
 	{
-		pg_log_error("--analyze and --verbose apply to the explain subcommand only");
+		pg_log_error("--analyze, --verbose and --format apply to the explain subcommand only");
+		exit(1);
+	}
+	if (opts->explain_format && strcmp(opts->explain_format, "text") != 0 &&
+		strcmp(opts->explain_format, "json") != 0)
+	{
+		pg_log_error("invalid explain format '%s'. Available options are: text, json", opts->explain_format);
 		exit(1);
 	}
 

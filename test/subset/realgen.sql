@@ -1,0 +1,658 @@
+-- test/subset/realgen.sql: a generic generator of FK-consistent rows for
+-- THREE tenants, for any schema, read from its catalog (test/t/subset_real_schemas.sh).
+--
+-- SELECT realgen.fill(rows_per_tenant) fills every ordinary or partitioned
+-- table outside pg_catalog, information_schema and realgen (partitions get
+-- their rows through their root), and records, in schema realgen:
+--   realgen.tbl   one row per table: fill order, key columns, status
+--                 ('filled', or why it could not be filled)
+--   realgen.edge  every relation between tables the generator honours:
+--                 'fk' (declared), 'rails' (<singular>_id naming a table
+--                 with an id key, no FK), 'poly' (<x>_type/<x>_id, no FK)
+--   realgen.row   every generated row: table, its tenant, its key (the text
+--                 of ROW(key columns)), its values (to_jsonb of the row)
+--   realgen.link  every parent a row points to, by edge
+-- Every parent is a row of the SAME tenant: a row's tenant is the tenant
+-- of everything it points to.  The tables are walked in FK order; an edge
+-- whose parent is not filled yet (a cycle, a self reference) is written
+-- NULL and set by an UPDATE in a second pass.  Row k of a tenant points to
+-- row k of the parent where there is one.  Row 1 sets every relation it can;
+-- row 2 sets as few nullable relations as its constraints let it (one
+-- where a CHECK wants one: the union of paths).  A row that cannot be
+-- inserted (a CHECK, a unique index) is retried in other shapes; a table
+-- none of whose shapes goes in is reported.  User triggers are disabled
+-- while filling (GitLab's assign their own ids).
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS realgen CASCADE;
+CREATE SCHEMA realgen;
+
+CREATE TABLE realgen.tbl (
+	rel regclass PRIMARY KEY,
+	name text NOT NULL,
+	key_cols text[],			-- primary key, else every column
+	ord int,
+	status text,
+	partkey jsonb				-- routing values: column -> text
+);
+CREATE TABLE realgen.edge (
+	id serial PRIMARY KEY,
+	child regclass NOT NULL,
+	cols text[] NOT NULL,
+	parent regclass,			-- NULL for poly (chosen per row)
+	refcols text[] NOT NULL,
+	kind text NOT NULL,			-- fk, rails, poly
+	type_col text,				-- poly: the _type column
+	nn bool NOT NULL,
+	conname text
+);
+CREATE TABLE realgen.row (
+	rel regclass NOT NULL,
+	rowno int NOT NULL,
+	tenant int NOT NULL,
+	k int NOT NULL,
+	key text NOT NULL,
+	data jsonb NOT NULL,
+	loc text NOT NULL,			-- tableoid:ctid, for the second pass
+	deferred int[] NOT NULL DEFAULT '{}',	-- edges to set in the second pass
+	PRIMARY KEY (rel, rowno)
+);
+CREATE INDEX ON realgen.row (rel, tenant, k);
+CREATE TABLE realgen.link (
+	child regclass NOT NULL,
+	child_rowno int NOT NULL,
+	parent regclass NOT NULL,
+	parent_rowno int NOT NULL,
+	edge int NOT NULL,
+	kind text NOT NULL
+);
+CREATE TABLE realgen.log (rel regclass, msg text);
+-- the columns, with what value() needs from the catalog
+CREATE TABLE realgen.col (
+	rel regclass NOT NULL,
+	attnum int NOT NULL,
+	attname text NOT NULL,
+	ftype text NOT NULL,		-- format_type, for the casts
+	base oid NOT NULL,			-- the type, or a domain's base type
+	mod int NOT NULL,
+	cat char NOT NULL,
+	nn bool NOT NULL,
+	hasdef bool NOT NULL,
+	skip bool NOT NULL,			-- generated, or GENERATED ALWAYS AS IDENTITY
+	lit text,					-- a value a CHECK names
+	PRIMARY KEY (rel, attnum)
+);
+
+-- English plural / singular, the Rails way for the common cases
+CREATE FUNCTION realgen.plural(s text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE
+		WHEN s ~ '[^aeiou]y$' THEN left(s, -1) || 'ies'
+		WHEN s ~ '(s|x|z|ch|sh)$' THEN s || 'es'
+		ELSE s || 's' END $$;
+CREATE FUNCTION realgen.singular(s text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE
+		WHEN s ~ 'ies$' THEN left(s, -3) || 'y'
+		WHEN s ~ '(s|x|z|ch|sh)es$' THEN left(s, -2)
+		WHEN s ~ 's$' THEN left(s, -1)
+		ELSE s END $$;
+-- merge_requests -> MergeRequest
+CREATE FUNCTION realgen.classify(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT string_agg(initcap(w), '' ORDER BY n)
+	FROM unnest(string_to_array(realgen.singular(t), '_')) WITH ORDINALITY AS u(w, n) $$;
+
+-- NOT NULL, or CHECK ((col IS NOT NULL)) (GitLab's way before validating)
+CREATE FUNCTION realgen.nn(rel oid, att text, attnotnull bool) RETURNS bool LANGUAGE sql STABLE AS $$
+	SELECT attnotnull OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c'
+								 AND pg_get_constraintdef(k.oid) = format('CHECK ((%s IS NOT NULL))', quote_ident(att))) $$;
+
+-- The tables and their relations, from the catalog.
+CREATE FUNCTION realgen.analyze() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	b text;
+	m text[];
+	vals text[];
+	pk text;
+BEGIN
+	INSERT INTO realgen.tbl (rel, name, key_cols)
+	SELECT c.oid, c.relname,
+		   coalesce((SELECT array_agg(a.attname::text ORDER BY x.n)
+					 FROM pg_constraint k, unnest(k.conkey) WITH ORDINALITY x(attnum, n)
+					 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = x.attnum
+					 WHERE k.conrelid = c.oid AND k.contype = 'p'),
+					(SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+					 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped))
+	FROM pg_class c
+	WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+	  AND c.relnamespace::regnamespace::text NOT IN ('pg_catalog', 'information_schema', 'realgen')
+	  AND c.relnamespace::regnamespace::text NOT LIKE 'pg_toast%';
+
+	-- routing values of partitioned tables: from the first bound of a
+	-- partition (LIST: its first value; RANGE: its lower bound); HASH
+	-- routes anything
+	FOR r IN SELECT t.rel, p.partstrat, p.partattrs FROM realgen.tbl t JOIN pg_partitioned_table p ON p.partrelid = t.rel LOOP
+		CONTINUE WHEN r.partstrat = 'h';
+		SELECT pg_get_expr(c.relpartbound, c.oid) INTO b
+		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = r.rel AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'
+		  AND pg_get_expr(c.relpartbound, c.oid) NOT LIKE '%FROM (MINVALUE%'
+		ORDER BY c.relname LIMIT 1;
+		CONTINUE WHEN b IS NULL;
+		IF r.partstrat = 'l' THEN
+			m := regexp_match(b, 'IN \((''(?:[^'']|'''')*''|[^,)]+)');
+		ELSE
+			m := regexp_match(b, 'FROM \(([^)]*)\)');
+			m := string_to_array(m[1], ', ');
+		END IF;
+		CONTINUE WHEN m IS NULL;
+		vals := array(SELECT CASE WHEN v ~ '^''' THEN replace(substr(v, 2, length(v) - 2), '''''', '''')
+								  ELSE v END FROM unnest(m) v);
+		UPDATE realgen.tbl t SET partkey = (
+			SELECT jsonb_object_agg(a.attname, vals[x.n])
+			FROM unnest(r.partattrs::int2[]) WITH ORDINALITY x(attnum, n)
+			JOIN pg_attribute a ON a.attrelid = r.rel AND a.attnum = x.attnum
+			WHERE x.n <= cardinality(vals))
+		WHERE t.rel = r.rel;
+	END LOOP;
+
+	-- declared foreign keys (of a partition: of its root)
+	INSERT INTO realgen.edge (child, cols, parent, refcols, kind, nn, conname)
+	SELECT DISTINCT ON (ch.oid, k.conname) ch.oid, ca.cols, pa.oid, ra.cols, 'fk', ca.nn, k.conname
+	FROM pg_constraint k
+	JOIN pg_class ch ON ch.oid = coalesce(pg_partition_root(k.conrelid), k.conrelid)
+	JOIN pg_class pa ON pa.oid = coalesce(pg_partition_root(k.confrelid), k.confrelid)
+	CROSS JOIN LATERAL (SELECT array_agg(a.attname::text ORDER BY x.n) AS cols, bool_or(realgen.nn(k.conrelid, a.attname, a.attnotnull)) AS nn
+						FROM unnest(k.conkey) WITH ORDINALITY x(attnum, n)
+						JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = x.attnum) ca
+	CROSS JOIN LATERAL (SELECT array_agg(a.attname::text ORDER BY x.n) AS cols
+						FROM unnest(k.confkey) WITH ORDINALITY x(attnum, n)
+						JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = x.attnum) ra
+	WHERE k.contype = 'f' AND k.conparentid = 0
+	  AND ch.oid IN (SELECT rel FROM realgen.tbl) AND pa.oid IN (SELECT rel FROM realgen.tbl);
+
+	-- polymorphic pairs: <x>_type (text) and <x>_id (integer), no FK on <x>_id
+	INSERT INTO realgen.edge (child, cols, parent, refcols, kind, type_col, nn)
+	SELECT t.rel, ARRAY[i.attname::text], NULL, ARRAY['id'], 'poly', ty.attname, realgen.nn(t.rel, i.attname, i.attnotnull)
+	FROM realgen.tbl t
+	JOIN pg_attribute i ON i.attrelid = t.rel AND i.attnum > 0 AND NOT i.attisdropped
+		 AND i.attname ~ '_id$' AND i.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+	JOIN pg_attribute ty ON ty.attrelid = t.rel AND ty.attname = regexp_replace(i.attname, '_id$', '_type')
+		 AND ty.atttypid IN ('text'::regtype, 'varchar'::regtype)
+	WHERE NOT EXISTS (SELECT 1 FROM realgen.edge e WHERE e.child = t.rel AND i.attname = ANY (e.cols));
+
+	-- Rails: <singular>_id naming a table whose key is id, no FK
+	INSERT INTO realgen.edge (child, cols, parent, refcols, kind, nn)
+	SELECT t.rel, ARRAY[a.attname::text], p.rel, ARRAY['id'], 'rails', realgen.nn(t.rel, a.attname, a.attnotnull)
+	FROM realgen.tbl t
+	JOIN pg_attribute a ON a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped
+		 AND a.attname ~ '_id$' AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+	JOIN realgen.tbl p ON p.name = realgen.plural(regexp_replace(a.attname, '_id$', '')) AND p.key_cols = '{id}'
+	WHERE NOT EXISTS (SELECT 1 FROM realgen.edge e WHERE e.child = t.rel AND a.attname = ANY (e.cols))
+	  AND NOT (t.key_cols = ARRAY[a.attname::text]);
+END $$;
+
+-- The tables a polymorphic pair points to first, where they exist (the
+-- Rails models such pairs name most: GitLab's, OpenStreetMap's)
+CREATE FUNCTION realgen.poly_tables() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+	SELECT ARRAY['issues', 'merge_requests', 'projects', 'namespaces', 'users', 'notes', 'changesets',
+				 'diary_entries'] $$;
+
+-- The fill order: a table after the parents of its NOT NULL relations;
+-- after its other parents too where a cycle allows.
+CREATE FUNCTION realgen.order_tables() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	step int := 0;
+	n int;
+	pick regclass;
+BEGIN
+	LOOP
+		step := step + 1;
+		WITH cand AS (
+			SELECT t.rel FROM realgen.tbl t WHERE t.ord IS NULL AND NOT EXISTS (
+				SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
+				WHERE e.child = t.rel AND e.parent <> t.rel AND e.nn AND p.ord IS NULL)),
+		easy AS (
+			SELECT c.rel FROM cand c WHERE NOT EXISTS (
+				SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
+				WHERE e.child = c.rel AND e.parent <> c.rel AND p.ord IS NULL)
+			-- a polymorphic pair: after the tables its arms prefer
+			AND NOT EXISTS (
+				SELECT 1 FROM realgen.edge e, realgen.tbl p
+				WHERE e.child = c.rel AND e.kind = 'poly' AND p.name = ANY (realgen.poly_tables())
+				  AND p.rel <> c.rel AND p.ord IS NULL))
+		UPDATE realgen.tbl t SET ord = step FROM easy WHERE t.rel = easy.rel;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		CONTINUE WHEN n > 0;
+		-- a cycle: the candidate with the fewest unfilled parents goes first
+		SELECT t.rel INTO pick FROM realgen.tbl t
+		WHERE t.ord IS NULL AND NOT EXISTS (
+			SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
+			WHERE e.child = t.rel AND e.parent <> t.rel AND e.nn AND p.ord IS NULL)
+		ORDER BY (SELECT count(*) FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
+				  WHERE e.child = t.rel AND e.parent <> t.rel AND p.ord IS NULL), t.name
+		LIMIT 1;
+		EXIT WHEN pick IS NULL;
+		UPDATE realgen.tbl SET ord = step WHERE rel = pick;
+	END LOOP;
+	UPDATE realgen.tbl SET status = 'not filled: a cycle of NOT NULL foreign keys' WHERE ord IS NULL;
+END $$;
+
+-- What value() needs, from the catalog, once.
+CREATE FUNCTION realgen.columns() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	typ oid;
+	md int;
+BEGIN
+	FOR r IN SELECT a.*, format_type(a.atttypid, a.atttypmod) AS ft FROM realgen.tbl t
+			 JOIN pg_attribute a ON a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped LOOP
+		typ := r.atttypid;
+		md := r.atttypmod;
+		WHILE (SELECT typtype FROM pg_type WHERE oid = typ) = 'd' LOOP
+			SELECT typbasetype, typtypmod INTO typ, md FROM pg_type WHERE oid = typ;
+		END LOOP;
+		INSERT INTO realgen.col VALUES (r.attrelid, r.attnum, r.attname, r.ft, typ, md,
+			(SELECT typcategory FROM pg_type WHERE oid = typ), realgen.nn(r.attrelid, r.attname, r.attnotnull), r.atthasdef,
+			r.attgenerated <> '' OR r.attidentity = 'a',
+			CASE WHEN typ IN ('json'::regtype, 'jsonb'::regtype) THEN
+				CASE WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = r.attrelid AND k.contype = 'c'
+								  AND pg_get_constraintdef(k.oid) ~ ('json[b]?_typeof\(' || r.attname || '\) = ''array'''))
+					 THEN '[]' ELSE '{}' END
+			ELSE
+				-- a CHECK (col = ANY (ARRAY['a'::text, ...])) or (col = 'a'): its first value
+				(SELECT replace((regexp_match(pg_get_constraintdef(k.oid),
+						'\m' || r.attname || '\)?(?:::text)? = (?:ANY \(\(?ARRAY\[)?''((?:[^'']|'''')*)'''))[1], '''''', '''')
+				 FROM pg_constraint k WHERE k.conrelid = r.attrelid AND k.contype = 'c'
+				   AND k.conkey = ARRAY[r.attnum] LIMIT 1)
+			END);
+	END LOOP;
+END $$;
+
+-- A value for a column of a row.
+CREATE FUNCTION realgen.value(c realgen.col, rowno int) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	s text;
+BEGIN
+	IF c.lit IS NOT NULL THEN RETURN c.lit; END IF;
+	IF c.cat = 'A' THEN RETURN '{}'; END IF;
+	IF c.cat = 'E' THEN
+		RETURN (SELECT enumlabel FROM pg_enum WHERE enumtypid = c.base ORDER BY enumsortorder LIMIT 1);
+	END IF;
+	CASE c.base
+		WHEN 'int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'numeric'::regtype,
+			 'float4'::regtype, 'float8'::regtype, 'oid'::regtype THEN RETURN rowno::text;
+		WHEN 'bool'::regtype THEN RETURN 'false';
+		WHEN 'text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'name'::regtype THEN
+			s := rowno || '-' || c.attname;
+			IF c.mod > 4 AND c.mod - 4 < length(s) THEN
+				s := left(CASE WHEN c.mod - 4 < 8 THEN rowno::text ELSE s END, c.mod - 4);
+			END IF;
+			RETURN s;
+		WHEN 'date'::regtype THEN RETURN ('2025-01-01'::date + rowno)::text;
+		WHEN 'timestamp'::regtype, 'timestamptz'::regtype THEN
+			RETURN ('2025-01-01'::timestamp + rowno * interval '1 minute')::text;
+		WHEN 'time'::regtype THEN RETURN '12:00';
+		WHEN 'interval'::regtype THEN RETURN '1 day';
+		WHEN 'uuid'::regtype THEN RETURN md5(c.rel::text || rowno)::uuid::text;
+		WHEN 'bytea'::regtype THEN RETURN '\x' || md5(c.rel::text || c.attname || rowno);
+		WHEN 'inet'::regtype, 'cidr'::regtype THEN RETURN '10.0.' || (rowno / 250) || '.' || (rowno % 250 + 1);
+		WHEN 'tsvector'::regtype THEN RETURN '';
+		WHEN 'daterange'::regtype THEN RETURN '[2025-01-01,2025-02-01)';
+		WHEN 'xml'::regtype THEN RETURN '<a/>';
+		ELSE RETURN NULL;
+	END CASE;
+END $$;
+
+-- Insert one row of a table in one shape; returns NULL, or the error.
+CREATE FUNCTION realgen.try_insert(t realgen.tbl, p_tenant int, p_k int, p_rowno int, nullable_on int[],
+								   set_optional bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	a realgen.col;
+	e realgen.edge;
+	v_data jsonb := '{}';
+	v text;
+	cols text[] := '{}';
+	lits text[] := '{}';
+	prow realgen.row;
+	v_deferred int[] := '{}';
+	links jsonb := '[]';
+	fkcols text[];
+	ret record;
+	i int;
+	ptype text;
+	c text;
+BEGIN
+	SELECT coalesce(array_agg(x), '{}') INTO fkcols FROM realgen.edge e2, unnest(e2.cols) x WHERE e2.child = t.rel;
+	-- plain columns
+	FOR a IN SELECT * FROM realgen.col WHERE rel = t.rel ORDER BY attnum LOOP
+		CONTINUE WHEN a.skip;
+		CONTINUE WHEN a.attname = ANY (fkcols);
+		IF t.partkey ? a.attname THEN
+			v := t.partkey ->> a.attname;
+		ELSIF a.nn OR set_optional OR a.attname = ANY (t.key_cols) THEN
+			v := realgen.value(a, p_rowno);
+			IF v IS NULL AND a.hasdef THEN CONTINUE; END IF;
+		ELSE
+			CONTINUE;
+		END IF;
+		v_data := v_data || jsonb_build_object(a.attname, v);
+	END LOOP;
+	-- relations: a parent of the same tenant
+	FOR e IN SELECT * FROM realgen.edge WHERE child = t.rel ORDER BY id LOOP
+		IF NOT e.nn AND NOT (e.id = ANY (nullable_on)) THEN
+			FOREACH c IN ARRAY e.cols LOOP
+				IF NOT v_data ? c THEN v_data := v_data || jsonb_build_object(c, NULL); END IF;
+			END LOOP;
+			CONTINUE;
+		END IF;
+		prow := NULL;
+		ptype := NULL;
+		IF e.kind = 'poly' THEN
+			-- a filled table with an id key, of this tenant, other than this one
+			SELECT r.* INTO prow FROM realgen.row r
+			WHERE r.tenant = p_tenant AND r.rel = (
+				SELECT p.rel FROM realgen.tbl p
+				WHERE p.key_cols = '{id}' AND p.rel <> t.rel
+				  AND EXISTS (SELECT 1 FROM realgen.row r2 WHERE r2.rel = p.rel AND r2.tenant = p_tenant)
+				ORDER BY array_position(realgen.poly_tables(), p.name) NULLS LAST,
+						 -- else a table with relations of its own (a tenant's)
+						 EXISTS (SELECT 1 FROM realgen.edge e3 WHERE e3.child = p.rel) DESC,
+						 p.ord, p.name
+				OFFSET (p_k - 1) LIMIT 1)
+			ORDER BY (r.k = p_k) DESC, r.k LIMIT 1;
+			IF prow.rel IS NOT NULL THEN
+				ptype := realgen.classify((SELECT name FROM realgen.tbl WHERE rel = prow.rel));
+				v_data := v_data || jsonb_build_object(e.type_col, ptype);
+			END IF;
+		ELSIF e.parent = t.rel THEN
+			-- a self reference: row k points to row k-1 of the tenant (second pass)
+			IF e.nn THEN
+				RETURN 'a NOT NULL self reference';
+			END IF;
+			IF p_k > 1 THEN v_deferred := v_deferred || e.id; END IF;
+			FOREACH c IN ARRAY e.cols LOOP
+				IF NOT v_data ? c THEN v_data := v_data || jsonb_build_object(c, NULL); END IF;
+			END LOOP;
+			CONTINUE;
+		ELSIF (SELECT p.ord >= t.ord FROM realgen.tbl p WHERE p.rel = e.parent) THEN
+			-- the parent comes later: second pass
+			IF e.nn THEN RETURN 'parent filled later'; END IF;
+			v_deferred := v_deferred || e.id;
+			FOREACH c IN ARRAY e.cols LOOP
+				IF NOT v_data ? c THEN v_data := v_data || jsonb_build_object(c, NULL); END IF;
+			END LOOP;
+			CONTINUE;
+		ELSE
+			SELECT r.* INTO prow FROM realgen.row r
+			WHERE r.rel = e.parent AND r.tenant = p_tenant ORDER BY (r.k = p_k) DESC, r.k LIMIT 1;
+		END IF;
+		IF prow.rel IS NULL THEN
+			IF e.nn THEN RETURN format('no row of tenant %s in %s', p_tenant, coalesce(e.parent::text, 'any table')); END IF;
+			CONTINUE;
+		END IF;
+		FOR i IN 1 .. cardinality(e.cols) LOOP
+			IF v_data ? e.cols[i] AND v_data ->> e.cols[i] IS DISTINCT FROM prow.data ->> e.refcols[i]
+			   AND v_data ->> e.cols[i] IS NOT NULL THEN
+				RETURN format('overlapping foreign keys disagree on %s', e.cols[i]);
+			END IF;
+			v_data := v_data || jsonb_build_object(e.cols[i], prow.data ->> e.refcols[i]);
+		END LOOP;
+		links := links || jsonb_build_object('parent', prow.rel::oid, 'rowno', prow.rowno, 'edge', e.id, 'kind', e.kind);
+	END LOOP;
+	-- the INSERT
+	FOR c, v IN SELECT key, value FROM jsonb_each_text(v_data) LOOP
+		cols := cols || quote_ident(c);
+		lits := lits || (quote_nullable(v) || '::' || (SELECT ftype FROM realgen.col WHERE rel = t.rel AND attname = c));
+	END LOOP;
+	BEGIN
+		EXECUTE format('INSERT INTO %s AS x (%s) VALUES (%s) RETURNING to_jsonb(x) AS d, (%s)::text AS key, x.tableoid::text || '':'' || x.ctid::text AS loc',
+					   t.rel, array_to_string(cols, ', '), array_to_string(lits, ', '),
+					   CASE WHEN cardinality(t.key_cols) = 1 THEN 'x.' || quote_ident(t.key_cols[1]) || '::text'
+							ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(t.key_cols) kc) || ')' END)
+		INTO ret;
+	EXCEPTION WHEN OTHERS THEN
+		RETURN SQLERRM;
+	END;
+	INSERT INTO realgen.row (rel, rowno, tenant, k, key, data, loc, deferred)
+	VALUES (t.rel, p_rowno, p_tenant, p_k, ret.key, ret.d, ret.loc, v_deferred);
+	INSERT INTO realgen.link (child, child_rowno, parent, parent_rowno, edge, kind)
+	SELECT t.rel, p_rowno, (l ->> 'parent')::oid::regclass, (l ->> 'rowno')::int, (l ->> 'edge')::int, l ->> 'kind'
+	FROM jsonb_array_elements(links) l;
+	RETURN NULL;
+END $$;
+
+-- The second pass: the relations whose parent was filled after the row.
+CREATE FUNCTION realgen.second_pass() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	r realgen.row;
+	e realgen.edge;
+	prow realgen.row;
+	sets text[];
+	links jsonb;
+	n int := 0;
+	i int;
+BEGIN
+	FOR r IN SELECT * FROM realgen.row WHERE deferred <> '{}' ORDER BY rel, rowno LOOP
+		sets := '{}';
+		links := '[]';
+		FOR e IN SELECT * FROM realgen.edge WHERE id = ANY (r.deferred) ORDER BY id LOOP
+			IF e.parent = r.rel THEN
+				SELECT * INTO prow FROM realgen.row p WHERE p.rel = r.rel AND p.tenant = r.tenant AND p.k = r.k - 1;
+			ELSE
+				SELECT * INTO prow FROM realgen.row p WHERE p.rel = e.parent AND p.tenant = r.tenant
+				ORDER BY (p.k = r.k) DESC, p.k LIMIT 1;
+			END IF;
+			CONTINUE WHEN prow.rel IS NULL;
+			FOR i IN 1 .. cardinality(e.cols) LOOP
+				sets := sets || format('%I = %L', e.cols[i], prow.data ->> e.refcols[i]);
+			END LOOP;
+			links := links || jsonb_build_object('parent', prow.rel::oid, 'rowno', prow.rowno, 'edge', e.id, 'kind', e.kind);
+		END LOOP;
+		CONTINUE WHEN sets = '{}';
+		BEGIN
+			EXECUTE format('UPDATE %s x SET %s WHERE x.tableoid = %s AND x.ctid = %L',
+						   r.rel, array_to_string(sets, ', '), split_part(r.loc, ':', 1), split_part(r.loc, ':', 2));
+		EXCEPTION WHEN OTHERS THEN
+			INSERT INTO realgen.log VALUES (r.rel, 'second pass: ' || SQLERRM);
+			CONTINUE;
+		END;
+		INSERT INTO realgen.link (child, child_rowno, parent, parent_rowno, edge, kind)
+		SELECT r.rel, r.rowno, (l ->> 'parent')::oid::regclass, (l ->> 'rowno')::int, (l ->> 'edge')::int, l ->> 'kind'
+		FROM jsonb_array_elements(links) l;
+		n := n + 1;
+	END LOOP;
+	-- the rows' values as they are now
+	FOR r IN SELECT * FROM realgen.row WHERE deferred <> '{}' LOOP
+		EXECUTE format('SELECT to_jsonb(x) FROM %s x WHERE x.tableoid = %s AND x.ctid = %L',
+					   r.rel, split_part(r.loc, ':', 1), split_part(r.loc, ':', 2)) INTO r.data;
+		IF r.data IS NOT NULL THEN
+			UPDATE realgen.row SET data = r.data WHERE rel = r.rel AND rowno = r.rowno;
+		END IF;
+	END LOOP;
+	RETURN n;
+END $$;
+
+-- A partitioned table without partitions (GitLab's dynamic ones, made by
+-- the application at run time) holds no row: give it a DEFAULT partition.
+CREATE FUNCTION realgen.default_partitions() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	n int := 0;
+BEGIN
+	FOR r IN SELECT c.oid::regclass AS rel, c.relname, c.relnamespace::regnamespace AS nsp
+			 FROM pg_class c WHERE c.relkind = 'p'
+			   AND c.relnamespace::regnamespace::text NOT IN ('pg_catalog', 'information_schema', 'realgen')
+			   AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = c.oid) LOOP
+		EXECUTE format('CREATE TABLE %s.%I PARTITION OF %s DEFAULT', r.nsp, left(r.relname, 55) || '_default', r.rel);
+		n := n + 1;
+	END LOOP;
+	RETURN n;
+END $$;
+
+-- Row k of a tenant in the first shape that goes in; the shapes are sets of
+-- the table's nullable relations to set: for row 1 every one (with every
+-- nullable column set, then without), each one alone, none; for row 2 and
+-- later each one alone (the last first), none, every one.  Returns the
+-- shape, or NULL (the first error in *err).
+CREATE FUNCTION realgen.insert_row(t realgen.tbl, p_tenant int, p_k int, p_rowno int, nl int[],
+								   prefer int[], OUT shape int[], OUT opt bool, OUT err text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	shapes int[][] := '{}';
+	opts bool[] := '{}';
+	e text;
+	i int;
+BEGIN
+	IF prefer IS NOT NULL THEN
+		shapes := array_append(shapes, NULL::int[]);
+	END IF;
+	IF p_k = 1 THEN
+		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, nl, true);
+		IF e IS NULL THEN shape := nl; opt := true; RETURN; END IF;
+		err := e;
+		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, nl, false);
+		IF e IS NULL THEN shape := nl; opt := false; RETURN; END IF;
+	END IF;
+	FOR i IN REVERSE cardinality(nl) .. 1 LOOP
+		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, ARRAY[nl[i]], false);
+		IF e IS NULL THEN shape := ARRAY[nl[i]]; opt := false; RETURN; END IF;
+		err := coalesce(err, e);
+	END LOOP;
+	e := realgen.try_insert(t, p_tenant, p_k, p_rowno, '{}', false);
+	IF e IS NULL THEN shape := '{}'; opt := false; RETURN; END IF;
+	err := coalesce(err, e);
+	IF p_k > 1 AND cardinality(nl) > 1 THEN
+		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, nl, false);
+		IF e IS NULL THEN shape := nl; opt := false; RETURN; END IF;
+	END IF;
+END $$;
+
+CREATE FUNCTION realgen.fill(per_tenant int) RETURNS TABLE (tables int, filled int, rows_made bigint, updated int,
+														   default_partitions int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t realgen.tbl;
+	tenant int;
+	k int;
+	nl int[];
+	res record;
+	shapes jsonb;
+	firsterr text;
+	err text;
+	rowno int;
+BEGIN
+	default_partitions := realgen.default_partitions();
+	PERFORM realgen.analyze();
+	PERFORM realgen.columns();
+	PERFORM realgen.order_tables();
+	-- user triggers off while filling
+	FOR t IN SELECT * FROM realgen.tbl WHERE ord IS NOT NULL LOOP
+		EXECUTE format('ALTER TABLE %s DISABLE TRIGGER USER', t.rel);
+	END LOOP;
+	FOR t IN SELECT * FROM realgen.tbl WHERE ord IS NOT NULL ORDER BY ord, name LOOP
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO nl FROM realgen.edge WHERE child = t.rel AND NOT nn;
+		firsterr := NULL;
+		shapes := '{}';
+		<<tenants>>
+		FOR tenant IN 1 .. 3 LOOP
+			FOR k IN 1 .. per_tenant LOOP
+				rowno := (tenant - 1) * per_tenant + k;
+				err := NULL;
+				-- the shape that row k of tenant 1 took, first
+				IF shapes ? k::text THEN
+					err := realgen.try_insert(t, tenant, k, rowno,
+											  array(SELECT jsonb_array_elements_text(shapes -> k::text -> 's')::int),
+											  (shapes -> k::text ->> 'o')::bool);
+					CONTINUE WHEN err IS NULL;
+				END IF;
+				res := realgen.insert_row(t, tenant, k, rowno, nl, NULL);
+				IF res.shape IS NOT NULL THEN
+					IF NOT shapes ? k::text THEN
+						shapes := shapes || jsonb_build_object(k::text, jsonb_build_object('s', to_jsonb(res.shape), 'o', res.opt));
+					END IF;
+					CONTINUE;
+				END IF;
+				firsterr := coalesce(firsterr, err, res.err);
+				INSERT INTO realgen.log VALUES (t.rel, format('tenant %s row %s: %s', tenant, k, coalesce(err, res.err)));
+				-- row 1 of tenant 1 fits no shape: the others will not either
+				EXIT tenants WHEN tenant = 1 AND k = 1;
+			END LOOP;
+		END LOOP;
+		UPDATE realgen.tbl SET status = CASE
+			WHEN (SELECT count(DISTINCT r.tenant) FROM realgen.row r WHERE r.rel = t.rel) = 3 THEN 'filled'
+			WHEN EXISTS (SELECT 1 FROM realgen.row r WHERE r.rel = t.rel) THEN 'partly filled: ' || firsterr
+			ELSE 'not filled: ' || firsterr END
+		WHERE rel = t.rel;
+	END LOOP;
+	updated := realgen.second_pass();
+	FOR t IN SELECT * FROM realgen.tbl WHERE ord IS NOT NULL LOOP
+		EXECUTE format('ALTER TABLE %s ENABLE TRIGGER USER', t.rel);
+	END LOOP;
+	tables := (SELECT count(*) FROM realgen.tbl);
+	filled := (SELECT count(*) FROM realgen.tbl WHERE status = 'filled');
+	rows_made := (SELECT count(*) FROM realgen.row);
+	RETURN NEXT;
+END $$;
+
+-- In the database the files were loaded into (realgen's tables copied
+-- there): what the export of TARGET's tenant-1 rows got wrong.  DECIDED
+-- maps a table to the test's decision for it ('all', 'ignore').  Rows:
+--   leak     a loaded row of another tenant: a row with a relation (its
+--            tenant is that of its parents) or a row of the target table
+--   missing  a row reachable from the target rows by a relation of any
+--            kind (fk, rails, poly), child-wards, not loaded
+--   unknown  a loaded row the generator did not make
+-- Tables decided 'all' have no leaks (that was decided); tables decided
+-- 'ignore' have no missing rows (nor paths through them).
+CREATE FUNCTION realgen.check(target text, decided jsonb)
+RETURNS TABLE (kind text, tbl text, n bigint, sample text) LANGUAGE plpgsql AS $$
+DECLARE
+	t realgen.tbl;
+	trel regclass := (SELECT rel FROM realgen.tbl WHERE name = target);
+BEGIN
+	CREATE TEMP TABLE loaded (rel regclass, key text) ON COMMIT DROP;
+	FOR t IN SELECT * FROM realgen.tbl WHERE EXISTS (SELECT 1 FROM realgen.row r WHERE r.rel = realgen.tbl.rel) LOOP
+		EXECUTE format('INSERT INTO loaded SELECT %L, %s FROM %s x', t.rel,
+					   CASE WHEN cardinality(t.key_cols) = 1 THEN 'x.' || quote_ident(t.key_cols[1]) || '::text'
+							ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(t.key_cols) kc) || ')::text' END,
+					   t.rel);
+	END LOOP;
+	CREATE TEMP TABLE expected ON COMMIT DROP AS
+	WITH RECURSIVE down(rel, rowno) AS (
+		SELECT r.rel, r.rowno FROM realgen.row r WHERE r.rel = trel AND r.tenant = 1
+		UNION
+		SELECT l.child, l.child_rowno FROM down d
+		JOIN realgen.link l ON l.parent = d.rel AND l.parent_rowno = d.rowno
+		JOIN realgen.tbl c ON c.rel = l.child
+		WHERE coalesce(decided ->> c.name, '') <> 'ignore')
+	SELECT * FROM down;
+	RETURN QUERY
+	SELECT 'leak', tb.name, count(*), string_agg(DISTINCT r.key, ' ' ORDER BY r.key)
+	FROM loaded l JOIN realgen.row r ON r.rel = l.rel AND r.key = l.key JOIN realgen.tbl tb ON tb.rel = l.rel
+	WHERE r.tenant <> 1 AND coalesce(decided ->> tb.name, '') <> 'all'
+	  AND (r.rel = trel OR EXISTS (SELECT 1 FROM realgen.link k WHERE k.child = r.rel AND k.child_rowno = r.rowno))
+	GROUP BY tb.name;
+	RETURN QUERY
+	SELECT 'missing', tb.name, count(*), string_agg(DISTINCT r.key, ' ' ORDER BY r.key)
+	FROM expected e JOIN realgen.row r ON r.rel = e.rel AND r.rowno = e.rowno JOIN realgen.tbl tb ON tb.rel = e.rel
+	WHERE NOT EXISTS (SELECT 1 FROM loaded l WHERE l.rel = r.rel AND l.key = r.key)
+	GROUP BY tb.name;
+	RETURN QUERY
+	SELECT 'unknown', tb.name, count(*), string_agg(DISTINCT l.key, ' ' ORDER BY l.key)
+	FROM loaded l JOIN realgen.tbl tb ON tb.rel = l.rel
+	WHERE NOT EXISTS (SELECT 1 FROM realgen.row r WHERE r.rel = l.rel AND r.key = l.key)
+	GROUP BY tb.name;
+	-- how the missing rows hang on the target: the kinds of the relations
+	-- that reach them (why they are missing, for the report)
+	RETURN QUERY
+	SELECT 'missing-via', tb.name, count(*), string_agg(DISTINCT format('%s %s.%s -> %s', k.kind, tb.name,
+														array_to_string(ed.cols, ','), coalesce(pt.name, '?')), '; ')
+	FROM expected e JOIN realgen.row r ON r.rel = e.rel AND r.rowno = e.rowno JOIN realgen.tbl tb ON tb.rel = e.rel
+	JOIN realgen.link k ON k.child = r.rel AND k.child_rowno = r.rowno
+	JOIN expected pe ON pe.rel = k.parent AND pe.rowno = k.parent_rowno
+	JOIN realgen.edge ed ON ed.id = k.edge LEFT JOIN realgen.tbl pt ON pt.rel = k.parent
+	WHERE NOT EXISTS (SELECT 1 FROM loaded l WHERE l.rel = r.rel AND l.key = r.key)
+	GROUP BY tb.name;
+	DROP TABLE loaded;
+	DROP TABLE expected;
+END $$;

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# test/t/subset_real_schemas.sh: tenant isolation on schemas nobody on this
+# project designed (issue 18): GitLab's and OpenStreetMap's published
+# db/structure.sql, from ../shared/data/real-schemas (skipped with a reason
+# where that is absent, as in a plain clone).
+#
+# Each schema is loaded and filled by test/subset/realgen.sql, a generic
+# generator that reads the catalog: rows for three tenants, in FK order,
+# every parent a row of the same tenant, declared FKs, Rails <singular>_id
+# columns and polymorphic <x>_type/<x>_id pairs alike (it records each
+# row's tenant and the parent each relation points to).  Tables it cannot
+# fill (a CHECK it cannot meet) are listed.
+#
+# Then, for each target (GitLab: organizations, namespaces, projects, users,
+# issues; OpenStreetMap: users): `exwiw schema generate --from-db`; the
+# tables the config leaves undecided ("needs_scope_decision": true) are
+# first exported as they are (the export must refuse them, naming them),
+# then decided by the rule below; tenant 1's rows of the target are
+# exported with the exwiw command, and the files are loaded, in file order,
+# as a non-superuser that owns an empty copy of the schema with every
+# constraint enforced.  Checks, each listing the tables it fails on:
+#   - every file loads;
+#   - no row of another tenant in any table (a row's tenant is that of its
+#     parents; the target's rows are the tenant's), except in tables
+#     decided "export": "all";
+#   - every row of tenant 1 reachable from the target rows by a relation of
+#     any kind, child-wards, is loaded (except in tables decided "ignore");
+#   - no table goes out in full ("every row" in exwiw_plan's rule) that the
+#     config did not decide (Rails's own tables, schema_migrations and
+#     ar_internal_metadata, go out whole as the Ruby client sends them:
+#     counted apart).
+# Per target it prints the tables scoped / decided in full / refused, the
+# rows, and the plan time (not asserted).
+#
+# The decisions (the principled rule for undecided tables), per target: the
+# tables the export refuses (undecided, no rule ties them to the target)
+# are decided "ignore": true (exported whole, they would leak), except
+# those other tables' belongs_tos reference (they cannot be left out: the
+# rows that reference them would not load), which are decided "export":
+# "all"; then the export runs again.  Their counts are printed.  Tables
+# the config writes "export": "all" are kept so.  Undecided masks are decided as the
+# catalog proposes ("needs_mask_decision": false, the mask kept): masks
+# are not what this test is about.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/test/subset/lib.sh"
+source "$root/test/cli/lib.sh"
+data=$root/../shared/data/real-schemas
+if [ ! -f "$data/gitlab-structure.sql.gz" ] || [ ! -f "$data/openstreetmap-structure.sql.gz" ]; then
+	echo "skipped: no real schemas at $data (../shared/data is not beside this checkout)"
+	exit 0
+fi
+cli_init real
+export PGOPTIONS='-c client_min_messages=warning'
+per_tenant=${EXWIW_REAL_ROWS:-2}
+only=${EXWIW_REAL_ONLY:-}	# "osm" or "gitlab": one schema (for a quick look)
+
+# The generator's figures and the tables it could not fill.
+gen_report() {
+	local db=$1
+	psql -X -At -d "$db" -v ON_ERROR_STOP=1 -F ' ' <<'SQL'
+SELECT format('generated: %s rows in %s of %s tables (%s rows set by a second pass); relations: %s',
+	(SELECT count(*) FROM realgen.row), (SELECT count(*) FROM realgen.tbl WHERE status = 'filled'),
+	(SELECT count(*) FROM realgen.tbl), (SELECT count(*) FROM realgen.row WHERE deferred <> '{}'),
+	(SELECT string_agg(format('%s %s', n, kind), ', ') FROM (SELECT kind, count(*) n FROM realgen.edge GROUP BY 1 ORDER BY 1) e));
+SELECT format('  not filled (%s): %s', count(*), string_agg(name || ' (' || left(status, 90) || ')', ', ' ORDER BY name))
+FROM realgen.tbl WHERE status <> 'filled' HAVING count(*) > 0;
+SQL
+}
+
+# setup_schema NAME FILE: NAME_src (the schema, filled), NAME_dst (an empty
+# copy owned by NAME_loader), the schema config in $work/NAME-schema
+setup_schema() {
+	local name=$1 file=$2 t0
+	psql -X -q -v ON_ERROR_STOP=1 <<SQL
+DROP DATABASE IF EXISTS ${name}_src;
+DROP DATABASE IF EXISTS ${name}_dst;
+DROP ROLE IF EXISTS ${name}_loader;
+CREATE ROLE ${name}_loader LOGIN;
+CREATE DATABASE ${name}_src;
+CREATE DATABASE ${name}_dst OWNER ${name}_loader;
+SQL
+	t0=$SECONDS
+	zcat "$file" | psql -X -q -v ON_ERROR_STOP=1 -d "${name}_src" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_src" -c "CREATE EXTENSION exwiw" -f "$root/test/subset/realgen.sql"
+	psql -X -q -At -v ON_ERROR_STOP=1 -d "${name}_src" -c "SELECT realgen.fill($per_tenant)" >/dev/null
+	echo "$name: loaded and filled in $((SECONDS - t0)) s"
+	gen_report "${name}_src"
+	# the empty copy: the schema as the generator left it (it adds DEFAULT
+	# partitions to partitioned tables that had none), owned by the loader;
+	# the extensions are the superuser's
+	pg_dump --schema-only --no-owner --no-acl -N realgen -d "${name}_src" |
+		grep -v '^COMMENT ON EXTENSION' >"$work/$name-schema.sql"
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" -At -c "SELECT 1" >/dev/null
+	psql -X -q -At -d "${name}_src" -c "SELECT format('CREATE EXTENSION IF NOT EXISTS %I;', extname) FROM pg_extension WHERE extname <> 'plpgsql'" |
+		psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst"
+	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" -U "${name}_loader" -f "$work/$name-schema.sql" >/dev/null
+	# the generator's record, for the checks (not in the exported schema)
+	pg_dump -n realgen -d "${name}_src" | psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst" >/dev/null
+	PGDATABASE=${name}_src PGOPTIONS="$PGOPTIONS -c search_path=public" \
+		exwiw schema generate --from-db --schema-dir="$work/$name-schema" >/dev/null
+}
+
+# masks NAME: the schema config with the masks decided ($work/NAME-masks)
+# and the config's own "export": "all" decisions ($work/NAME-all.txt)
+masks() {
+	local name=$1 all undecided
+	rm -rf "$work/$name-masks"
+	cp -r "$work/$name-schema" "$work/$name-masks"
+	sed -i 's/"needs_mask_decision": true/"needs_mask_decision": false/' "$work/$name-masks"/*.json
+	{ grep -l '"export": "all"' "$work/$name-schema"/*.json || true; } | xargs -r -n1 basename | sed 's/\.json$//' |
+		LC_ALL=C sort >"$work/$name-all.txt"
+	all=$(wc -l <"$work/$name-all.txt")
+	undecided=$({ grep -l '"needs_scope_decision": true' "$work/$name-schema"/*.json || true; } | wc -l)
+	echo "$name: schema config: $(ls "$work/$name-schema" | wc -l) tables; \"export\": \"all\" written for $all," \
+		"\"needs_scope_decision\": true for $undecided"
+}
+
+# decided_json NAME IGNORED-FILE ALL-FILE: the decisions as JSON, table -> all | ignore
+decided_json() {
+	local name=$1 ignored=$2 all=$3
+	{ sed 's/.*/"&": "all"/' "$work/$name-all.txt" "$all"; sed 's/.*/"&": "ignore"/' "$ignored"; } | paste -sd, | sed 's/^/{/; s/$/}/'
+}
+
+# run_target NAME TARGET: export tenant 1's rows of TARGET, load, check
+run_target() {
+	local name=$1 target=$2 ids out rc t0 t1 plan_ms files f
+	local failed_files=()
+	local label="$name/$target"
+	ids=$(psql -X -At -d "${name}_src" -c "SELECT string_agg(r.key, ',' ORDER BY r.rowno) FROM realgen.row r JOIN realgen.tbl t ON t.rel = r.rel WHERE t.name = '$target' AND r.tenant = 1")
+	if [ -z "$ids" ]; then
+		not_ok "$label: the generator made no row of tenant 1 in $target"
+		return
+	fi
+	local env=(env PGDATABASE="${name}_src" PGOPTIONS="$PGOPTIONS -c search_path=public")
+	local cfgdir=$work/$name-$target-cfg
+	rm -rf "$cfgdir"
+	cp -r "$work/$name-masks" "$cfgdir"
+	: >"$work/ignored.txt"
+	# 1. the config as generated: the export refuses the tables no rule ties
+	#    to the target that the config left undecided, naming them all; the
+	#    test decides those "ignore": true (exported whole, they would leak)
+	out=$work/$name-$target
+	rm -rf "$out"
+	rc=0
+	t0=$(date +%s%N)
+	"${env[@]}" exwiw --target-table="$target" --ids="$ids" --schema-dir="$cfgdir" \
+		-o "$out" --quiet >/dev/null 2>"$work/err" || rc=$?
+	t1=$(date +%s%N)
+	local nrefused=0 round=0
+	: >"$work/referenced.txt"
+	while [ $rc -ne 0 ] && grep -q 'need.* a scope decision' "$work/err" && [ $round -lt 3 ]; do
+		round=$((round + 1))
+		sed -n 's/.*Undecided: \(.*\)\. No rule ties.*/\1/p' "$work/err" | tr ',' '\n' | sed 's/^ *//; /^$/d' |
+			LC_ALL=C sort -u >"$work/refused.txt"
+		nrefused=$((nrefused + $(wc -l <"$work/refused.txt")))
+		ok "$label: the export refuses $(wc -l <"$work/refused.txt") undecided tables, naming them: $(grep -m1 'error' "$work/err" | cut -c1-100)"
+		while read -r f; do
+			if grep -lF "\"table_name\": \"$f\"" "$cfgdir"/*.json | grep -qvF "/$f.json"; then
+				# a parent of other tables: its rows are referenced, so it
+				# cannot be left out; every row goes
+				echo "$f" >>"$work/referenced.txt"
+				sed -i -e 's/"needs_scope_decision": true/"needs_scope_decision": false/' \
+					-e '0,/^{/s/^{/{\n  "export": "all",/' "$cfgdir/$f.json"
+			else
+				echo "$f" >>"$work/ignored.txt"
+				sed -i -e 's/"needs_scope_decision": true/"needs_scope_decision": false/' \
+					-e '0,/^{/s/^{/{\n  "ignore": true,/' "$cfgdir/$f.json"
+			fi
+		done <"$work/refused.txt"
+		rm -rf "$out"
+		t0=$(date +%s%N)
+		rc=0
+		"${env[@]}" exwiw --target-table="$target" --ids="$ids" --schema-dir="$cfgdir" \
+			-o "$out" --quiet >/dev/null 2>"$work/err" || rc=$?
+		t1=$(date +%s%N)
+	done
+	if [ "$nrefused" -gt 0 ]; then
+		echo "$label: decided: $(wc -l <"$work/ignored.txt") \"ignore\": true ($(paste -sd' ' "$work/ignored.txt" | cut -c1-300))," \
+			"$(wc -l <"$work/referenced.txt") \"export\": \"all\" as parents of other tables ($(paste -sd' ' "$work/referenced.txt" | cut -c1-300))"
+	fi
+	if [ $rc -ne 0 ]; then
+		not_ok "$label: the export fails: $(head -c 400 "$work/err")"
+		return
+	fi
+	local export_ms=$(((t1 - t0) / 1000000))
+	decided_json "$name" "$work/ignored.txt" "$work/referenced.txt" >"$work/$name-decided.json"
+	# 2. plan time (printed, not asserted) and the tables that go out in full
+	cli_config_array "$cfgdir" >"$work/cfg.json"
+	t0=$(date +%s%N)
+	# (GitLab's config is over 128 kB: too long for one argument)
+	psql -X -q -At -F '|' -d "${name}_src" -v ids="{$ids}" \
+		>"$work/plan.txt" 2>"$work/plan.err" <<SQL || true
+\\set cfg \`cat '$work/cfg.json'\`
+SET search_path = public;
+SELECT table_name, rule FROM exwiw_plan('$target', :'ids', :'cfg') WHERE seq IS NOT NULL;
+SQL
+	t1=$(date +%s%N)
+	plan_ms=$(((t1 - t0) / 1000000))
+	if [ ! -s "$work/plan.txt" ]; then
+		not_ok "$label: exwiw_plan fails: $(head -c 300 "$work/plan.err")"
+		return
+	fi
+	local scoped full_decided full_undecided full_rails
+	full_rails=$(grep -cE '\|managed by Rails' "$work/plan.txt" || true)
+	full_undecided=$({ grep -E '\|.*every row' "$work/plan.txt" | grep -v '|managed by Rails' || true; } | cut -d'|' -f1 |
+		while read -r t; do grep -q "\"$t\": \"all\"" "$work/$name-decided.json" || echo "$t"; done | LC_ALL=C sort)
+	full_decided=$({ grep -E '\|.*every row' "$work/plan.txt" || true; } | cut -d'|' -f1 |
+		while read -r t; do if grep -q "\"$t\": \"all\"" "$work/$name-decided.json"; then echo "$t"; fi; done | wc -l)
+	scoped=$(grep -vcE '\|.*every row' "$work/plan.txt" || true)
+	files=$(ls "$out" | wc -l)
+	# 3. load into the empty copy, as its owner (not a superuser)
+	psql -X -q -At -d "${name}_dst" -c "SELECT format('TRUNCATE %s CASCADE;', string_agg(c.oid::regclass::text, ', '))
+		FROM pg_class c WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+		  AND c.relnamespace::regnamespace::text NOT IN ('pg_catalog', 'information_schema', 'realgen')" |
+		psql -X -q -v ON_ERROR_STOP=1 -d "${name}_dst"
+	# one session for every file, in file order (a psql per file takes
+	# minutes for GitLab's 900 files); \warn marks each file on stderr, so
+	# the errors that follow a mark are that file's
+	while IFS= read -r -d '' f; do
+		printf '\\warn @@file %s\n\\i %s\n' "$f" "$out/$f"
+	done < <(cd "$out" && find . -maxdepth 1 -type f -printf '%P\0' | LC_ALL=C sort -z) >"$work/load.psql"
+	psql -X -q -v ON_ERROR_STOP=0 -d "${name}_dst" -U "${name}_loader" -f "$work/load.psql" >/dev/null 2>"$work/load.err" || true
+	mapfile -t failed_files < <(awk '/^@@file / {f = $2; next} /ERROR/ && f != "" && !(f in seen) {seen[f] = 1; print f ": " substr($0, 1, 200)}' "$work/load.err")
+	local rows
+	rows=$(cat "$out"/*.sql 2>/dev/null | grep -c '^(' || true)
+	echo "$label: ids $ids; plan ${plan_ms} ms; export ${export_ms} ms; $files files, ~$rows rows;" \
+		"tables scoped $scoped, decided full $full_decided (+ $full_rails managed by Rails), in full undecided $(echo "$full_undecided" | grep -c . || true), refused $nrefused"
+	if [ ${#failed_files[@]} -eq 0 ]; then
+		ok "$label: every file loads as a non-superuser owner with every constraint enforced"
+	else
+		not_ok "$label: ${#failed_files[@]} of $files files do not load:"
+		printf '    %s\n' "${failed_files[@]}"
+	fi
+	if [ -z "$full_undecided" ]; then
+		ok "$label: no table goes out in full without a decision"
+	else
+		not_ok "$label: $(echo "$full_undecided" | wc -l) tables go out in full without a decision: $(echo "$full_undecided" | tr '\n' ' ')"
+	fi
+	# 4. the rows
+	psql -X -At -F '|' -v ON_ERROR_STOP=1 -d "${name}_dst" \
+		-c "SELECT * FROM realgen.check('$target', '$(cat "$work/$name-decided.json")') ORDER BY 1, 2" >"$work/check.txt"
+	local kind n
+	for kind in leak missing unknown; do
+		n=$(grep -c "^$kind|" "$work/check.txt" || true)
+		if [ "$n" -eq 0 ]; then
+			[ $kind = unknown ] || ok "$label: no $kind rows"
+			continue
+		fi
+		local msg="$label: $kind rows in $n tables ($(grep "^$kind|" "$work/check.txt" | awk -F'|' '{s += $3} END {print s}') rows)"
+		if [ $kind = unknown ]; then echo "note: $msg (rows the generator did not make, e.g. a schema file's own)"; else not_ok "$msg:"; fi
+		grep "^$kind|" "$work/check.txt" | cut -d'|' -f2- | while IFS='|' read -r t c keys; do
+			local via=
+			[ $kind = missing ] && via=$(grep "^missing-via|$t|" "$work/check.txt" | cut -d'|' -f4 | cut -c1-160)
+			printf '    %s: %s (keys %s)%s\n' "$t" "$c" "$(echo "$keys" | cut -c1-60)" "${via:+; via $via}"
+		done
+	done
+	cp "$work/check.txt" "$work/$name-$target.check"
+}
+
+t_all=$SECONDS
+if [ "$only" != gitlab ]; then
+	setup_schema osm "$data/openstreetmap-structure.sql.gz"
+	masks osm
+	run_target osm users
+fi
+if [ "$only" != osm ]; then
+	setup_schema gitlab "$data/gitlab-structure.sql.gz"
+	masks gitlab
+	for target in organizations namespaces projects users issues; do
+		run_target gitlab "$target"
+	done
+fi
+echo "subset_real_schemas: $((SECONDS - t_all)) s"
+if [ -z "${EXWIW_REAL_KEEP:-}" ]; then
+	for name in osm gitlab; do
+		psql -X -q -c "DROP DATABASE IF EXISTS ${name}_src" -c "DROP DATABASE IF EXISTS ${name}_dst" \
+			-c "DROP ROLE IF EXISTS ${name}_loader"
+	done
+fi
+[ -n "${EXWIW_REAL_KEEP:-}" ] && { cp -r "$work" "$EXWIW_REAL_KEEP"; }
+exit $fail
