@@ -12,6 +12,9 @@
 #                        DIR, the way "make check" does, so parallel
 #                        checkouts never share an installed .so; the exwiw
 #                        client lands in $EXWIW_BIN
+# exwiw_use_installed    use the exwiw installed on the machine (Debian's
+#                        packages) instead: no build; EXWIW_BIN is the
+#                        server's bindir, exwiw is found on PATH
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]  initdb a throwaway
 #                        cluster's data directory (exwiw_cluster_start,
 #                        test/citus's nodes)
@@ -56,7 +59,8 @@ EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
 EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-$EXWIW_CLANG-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
-  libpq-dev libyaml-dev tmux time"
+  libpq-dev libyaml-dev tmux time
+  debhelper postgresql-server-dev-all groff-base"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.
@@ -320,6 +324,21 @@ exwiw_tmp_install() {
 	chmod -R a+rX "$dir"
 	EXWIW_BIN="$dir$PG_BASE/bin"
 	export EXWIW_BIN
+}
+
+# exwiw_use_installed: test the installed exwiw (the packages of
+# test/t/debian_package.sh): the server's own binaries, the extension in
+# its own directories, the exwiw command from PATH (/usr/bin/exwiw).
+exwiw_use_installed() {
+	[ -n "${PG_BASE:-}" ] || exwiw_pg_select "$PG_MAJOR"
+	EXWIW_BIN="$PG_BASE/bin"
+	export EXWIW_BIN
+	if [ ! -f "$("$PG_BASE/bin/pg_config" --sharedir)/extension/exwiw.control" ]; then
+		exwiw_log "exwiw is not installed for PostgreSQL $PG_MAJOR"
+		return 1
+	fi
+	command -v exwiw >/dev/null || { exwiw_log "no exwiw command on PATH"; return 1; }
+	exwiw_log "using the installed exwiw: $(command -v exwiw), $("$PG_BASE/bin/pg_config" --sharedir)/extension"
 }
 
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]: initdb DIR/data as the
