@@ -60,7 +60,7 @@ EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBI
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-$EXWIW_CLANG-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
   libpq-dev libyaml-dev tmux time
-  debhelper postgresql-server-dev-all groff-base"
+  debhelper postgresql-server-dev-all groff-base pkg-config"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.
@@ -496,10 +496,11 @@ exwiw_chroot_make_locked() {
 # Debian root, in this checkout (bind-mounted at the same path), with /proc,
 # /sys and /dev mounted.  The mounts live in a private mount namespace
 # (unshare), so they vanish with the command and concurrent runs never see
-# each other's.  Passes on EXWIW_PORT and EXWIW_COPT.
+# each other's.  Passes on EXWIW_PORT and EXWIW_COPT, and sets
+# EXWIW_CHROOT to the root's suite.
 exwiw_chroot_run() {
-	local root
-	root=$(exwiw_chroot_dir "$1")
+	local root major=$1
+	root=$(exwiw_chroot_dir "$major")
 	shift
 	exwiw_sudo unshare --mount --propagation private -- bash -c '
 		set -e
@@ -513,7 +514,8 @@ exwiw_chroot_run() {
 		cd /
 		exec chroot "$root" "$@"' - "$root" "$EXWIW_ROOT" \
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LANG=C.UTF-8 ${EXWIW_PORT:+EXWIW_PORT=$EXWIW_PORT} \
+		HOME=/root LANG=C.UTF-8 EXWIW_CHROOT="$(exwiw_chroot_suite "$major")" \
+		${EXWIW_PORT:+EXWIW_PORT=$EXWIW_PORT} \
 		${EXWIW_COPT+EXWIW_COPT=$EXWIW_COPT} \
 		bash -c 'cd "$1" && shift && exec "$@"' - "$EXWIW_ROOT" "$@"
 }

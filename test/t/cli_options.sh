@@ -113,7 +113,22 @@ if command -v script >/dev/null; then
 	trap 'cp "$work/hba.orig" "$hba"; psql -X -q -c "SELECT pg_reload_conf()" >/dev/null; rm -rf "$work"' EXIT
 	{ echo "local all cli_opt_pw scram-sha-256"; cat "$work/hba.orig"; } >"$hba"
 	psql -X -q -c "SELECT pg_reload_conf()" >/dev/null
-	run_tty() { printf '%s\n' "$1" | script -qec "$2" /dev/null 2>&1 | tr -d '\r'; }
+	# run_tty INPUT COMMAND: COMMAND on a terminal; INPUT is typed once it
+	# shows "Password:" (typed earlier, the prompt would flush it), or after
+	# 10 s; prints what the terminal showed
+	run_tty() {
+		local log=$work/tty.log i
+		rm -f "$log"
+		{
+			for i in $(seq 100); do
+				grep -q 'Password:' "$log" 2>/dev/null && break
+				sleep 0.1
+			done
+			sleep 0.2
+			printf '%s\n' "$1"
+		} | script -qfec "$2" "$log" >/dev/null 2>&1 || true
+		tr -d '\r' <"$log"
+	}
 	q="PATH='$PATH' PGHOST='$PGHOST' PGPORT='$PGPORT' PGDATABASE=cli_options PGOPTIONS='$PGOPTIONS'"
 	q="$q exwiw explain --target-table=shops --ids=1 --schema-dir='$work/s1'"
 	out=$(run_tty opt-password "env -u PGPASSWORD $q -u cli_opt_pw")
