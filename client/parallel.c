@@ -451,6 +451,7 @@ deal_files(ExportPlan *plan, int jobs)
 
 	if ((used = deal_from_env(plan)) > 0)
 		return used;
+
 	/*
 	 * Every size below is sizeof(x) * nf: a count that is not positive is a
 	 * plan without files (a negative int would wrap to a huge size_t, which
