@@ -5,9 +5,14 @@
  *	  merged with the run config (runconfig.c), then checked.
  *
  * "exwiw [SUBCOMMAND] [options]": the subcommand is the first argument
- * when it is export, explain or schema (schema takes a verb: generate,
- * check or tidy); otherwise it is export.  With nothing after the
- * subcommand, exwiw prints its help, as the Ruby client does.
+ * that is not an option, when it is export, explain or schema (schema
+ * takes a verb: generate, check or tidy); otherwise it is export.  Options
+ * may come before or after it, as with PostgreSQL's clients (getopt_long
+ * moves the other arguments to the end).  With no option at all, exwiw
+ * prints its help, as the Ruby client does; "exwiw SUBCOMMAND --help"
+ * prints that subcommand's.  A mistyped flag, subcommand or verb gets a
+ * "did you mean" hint (edit distance); an ambiguous abbreviation, the
+ * flags it could be.  -W and -w are psql's (connection.c).
  *
  * Flags take "--flag=value" and "--flag value" (the Ruby client took only
  * the first form for some flags, and silently ignored a value given the
