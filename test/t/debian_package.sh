@@ -46,7 +46,12 @@ cleanup() {
 			*) dpkg --purge "$p" >/dev/null 2>&1 || true ;;
 		esac
 	done
-	[ $fail -eq 0 ] && rm -rf "$work"
+	if [ $fail -eq 0 ]; then
+		# the demo leaves its files for a look: not here
+		demo=$(sed -n 's/^The files stay in \(\/tmp\/exwiw-demo\.[A-Za-z0-9]*\)\/export;.*/\1/p' "$work/demo.log" 2>/dev/null)
+		[ -z "$demo" ] || rm -rf "$demo"
+		rm -rf "$work"
+	fi
 	return 0
 }
 trap cleanup EXIT
