@@ -95,18 +95,20 @@ else
 fi
 
 # not a terminal, or --quiet: nothing
-T send-keys -t "$session" "clear; $cmd --force 2>$work/stderr.txt; echo EXIT=\$?" Enter
+# (each step ends with its own marker: on a busy machine the pane may still
+# show the step before when the next one is typed)
+T send-keys -t "$session" "clear; $cmd --force 2>$work/stderr.txt; echo EXIT_STDERR=\$?" Enter
 sleep 0.3
-if wait_for '^EXIT=' 60 && T capture-pane -p -t "$session" | grep -q '^EXIT=0$' && [ ! -s "$work/stderr.txt" ] &&
+if wait_for '^EXIT_STDERR=' 60 && T capture-pane -p -t "$session" | grep -q '^EXIT_STDERR=0$' && [ ! -s "$work/stderr.txt" ] &&
 	[ "$(T capture-pane -p -t "$session" | grep -cv '^$')" -le 2 ]; then
 	ok "stderr not a terminal: nothing printed"
 else
 	not_ok "stderr not a terminal: $(cat "$work/stderr.txt")"
 fi
 rm -f "$work/stderr.txt"
-T send-keys -t "$session" "clear; $cmd --force --quiet; echo EXIT=\$?" Enter
+T send-keys -t "$session" "clear; $cmd --force --quiet; echo EXIT_QUIET=\$?" Enter
 sleep 0.3
-if wait_for '^EXIT=' 60 && T capture-pane -p -t "$session" | grep -q '^EXIT=0$' &&
+if wait_for '^EXIT_QUIET=' 60 && T capture-pane -p -t "$session" | grep -q '^EXIT_QUIET=0$' &&
 	[ "$(T capture-pane -p -t "$session" | grep -cE '^(exwiw|  insert|  #|\[)')" -eq 0 ]; then
 	ok "--quiet on a terminal: nothing printed"
 else
@@ -116,13 +118,13 @@ fi
 
 # Ctrl-C typed in the terminal
 rm -rf "$work/out"
-T send-keys -t "$session" "clear; $cmd; echo EXIT=\$?" Enter
+T send-keys -t "$session" "clear; $cmd; echo EXIT_CANCEL=\$?" Enter
 wait_for '^\[[#-]{30}\]' 20 || true
 sleep 1
 T send-keys -t "$session" C-c
-if wait_for '^EXIT=' 10; then
+if wait_for '^EXIT_CANCEL=' 10; then
 	T capture-pane -p -t "$session" >"$work/screen3.txt"
-	if grep -q '^EXIT=130$' "$work/screen3.txt" && grep -q '^exwiw: error: canceled by user (SIGINT)$' "$work/screen3.txt" &&
+	if grep -q '^EXIT_CANCEL=130$' "$work/screen3.txt" && grep -q '^exwiw: error: canceled by user (SIGINT)$' "$work/screen3.txt" &&
 		[ ! -e "$work/out" ] && [ -z "$(ls -A "$work" | grep '^\.exwiw-')" ]; then
 		ok "Ctrl-C in the terminal: exit 130, canceled, nothing left"
 	else
