@@ -496,7 +496,8 @@ exwiw_chroot_make_locked() {
 # Debian root, in this checkout (bind-mounted at the same path), with /proc,
 # /sys and /dev mounted.  The mounts live in a private mount namespace
 # (unshare), so they vanish with the command and concurrent runs never see
-# each other's.  Passes on EXWIW_PORT and EXWIW_COPT, and sets
+# each other's.  Passes on EXWIW_PORT, EXWIW_COPT and EXWIW_DEB_IN_ROOT,
+# and sets
 # EXWIW_CHROOT to the root's suite.
 exwiw_chroot_run() {
 	local root major=$1
@@ -515,7 +516,7 @@ exwiw_chroot_run() {
 		exec chroot "$root" "$@"' - "$root" "$EXWIW_ROOT" \
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 EXWIW_CHROOT="$(exwiw_chroot_suite "$major")" \
-		${EXWIW_PORT:+EXWIW_PORT=$EXWIW_PORT} \
+		${EXWIW_PORT:+EXWIW_PORT=$EXWIW_PORT} ${EXWIW_DEB_IN_ROOT:+EXWIW_DEB_IN_ROOT=$EXWIW_DEB_IN_ROOT} \
 		${EXWIW_COPT+EXWIW_COPT=$EXWIW_COPT} \
 		bash -c 'cd "$1" && shift && exec "$@"' - "$EXWIW_ROOT" "$@"
 }
