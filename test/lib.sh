@@ -497,8 +497,7 @@ exwiw_chroot_make_locked() {
 # /sys and /dev mounted.  The mounts live in a private mount namespace
 # (unshare), so they vanish with the command and concurrent runs never see
 # each other's.  Passes on EXWIW_PORT, EXWIW_COPT and EXWIW_DEB_IN_ROOT,
-# and sets
-# EXWIW_CHROOT to the root's suite.
+# and sets EXWIW_CHROOT to the root's suite.
 exwiw_chroot_run() {
 	local root major=$1
 	root=$(exwiw_chroot_dir "$major")
