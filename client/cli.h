@@ -78,6 +78,14 @@ typedef enum CliCommand
 	CMD_DUMP
 } CliCommand;
 
+/* -W forces a password prompt, -w forbids one; by default, on demand */
+typedef enum PasswordPrompt
+{
+	PASSWORD_ON_DEMAND,
+	PASSWORD_NEVER,				/* -w, --no-password */
+	PASSWORD_ALWAYS				/* -W, --password */
+} PasswordPrompt;
+
 typedef enum SchemaVerb
 {
 	VERB_NONE,
@@ -152,6 +160,7 @@ typedef struct CliOptions
 	bool		analyze;		/* explain --analyze */
 	bool		show_plans;		/* explain --verbose: the EXPLAIN text */
 	char	   *explain_format; /* explain --format: text | json, NULL unset */
+	PasswordPrompt password_prompt; /* -W / -w, as psql's */
 
 	/* which export-only flags were given, for explain's refusal */
 	bool		given_output_dir;
@@ -170,6 +179,7 @@ extern void parse_options(int argc, char **argv, CliOptions *opts);
 extern void check_options(CliOptions *opts);
 extern int	check_parallel_workers(long n);
 extern void usage(void);
+extern void usage_command(CliCommand command);
 extern bool exwiw_interactive(void);
 
 extern void ids_add_option(IdSpaces *ids, const char *value);

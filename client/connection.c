@@ -9,7 +9,9 @@
  * own environment (PGHOST, PGSERVICE, ...).  The password is
  * DATABASE_PASSWORD when set, as the Ruby client reads it, else whatever
  * libpq finds (PGPASSWORD, ~/.pgpass); when the server asks for one and
- * none was found, it is asked for on a terminal, as psql does.
+ * none was found, it is asked for on a terminal, as psql does (-W asks
+ * before the first attempt, -w never asks); a password asked for is asked
+ * once, for every connection of the run.
  *
  * Errors read as PostgreSQL's clients write them: "exwiw: error: ..."
  * with the server's detail and hint, exit status 1.  Server WARNINGs are
@@ -236,9 +238,18 @@ exwiw_connect(const CliOptions *opts, const char *purpose)
 	const char *env = getenv("DATABASE_PASSWORD");
 	PGconn	   *conn;
 	int			n;
+	static char *prompted = NULL;	/* asked once, for every connection */
 
 	if (env != NULL && env[0] != '\0')
 		password = pg_strdup(env);
+	else if (prompted != NULL)
+		password = pg_strdup(prompted);
+	else if (opts->password_prompt == PASSWORD_ALWAYS)
+	{
+		/* -W: before the first attempt, as psql */
+		password = prompted = simple_prompt("Password: ", false);
+		exit_if_cancelled();
+	}
 	connect_dbname = opts->dbname;
 
 	for (;;)
@@ -257,10 +268,11 @@ exwiw_connect(const CliOptions *opts, const char *purpose)
 		if (conn == NULL)
 			pg_fatal("could not connect to database: out of memory");
 		if (PQstatus(conn) == CONNECTION_BAD && password == NULL &&
-			PQconnectionNeedsPassword(conn) && exwiw_interactive())
+			PQconnectionNeedsPassword(conn) && exwiw_interactive() &&
+			opts->password_prompt != PASSWORD_NEVER)
 		{
 			PQfinish(conn);
-			password = simple_prompt("Password: ", false);
+			password = prompted = simple_prompt("Password: ", false);
 			exit_if_cancelled();
 			continue;
 		}

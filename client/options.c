@@ -5,9 +5,14 @@
  *	  merged with the run config (runconfig.c), then checked.
  *
  * "exwiw [SUBCOMMAND] [options]": the subcommand is the first argument
- * when it is export, explain or schema (schema takes a verb: generate,
- * check or tidy); otherwise it is export.  With nothing after the
- * subcommand, exwiw prints its help, as the Ruby client does.
+ * that is not an option, when it is export, explain or schema (schema
+ * takes a verb: generate, check or tidy); otherwise it is export.  Options
+ * may come before or after it, as with PostgreSQL's clients (getopt_long
+ * moves the other arguments to the end).  With no option at all, exwiw
+ * prints its help, as the Ruby client does; "exwiw SUBCOMMAND --help"
+ * prints that subcommand's.  A mistyped flag, subcommand or verb gets a
+ * "did you mean" hint (edit distance); an ambiguous abbreviation, the
+ * flags it could be.  -W and -w are psql's (connection.c).
  *
  * Flags take "--flag=value" and "--flag value" (the Ruby client took only
  * the first form for some flags, and silently ignored a value given the
@@ -60,6 +65,9 @@ static const struct option long_options[] = {
 	{"host", required_argument, NULL, 'h'},
 	{"port", required_argument, NULL, 'p'},
 	{"user", required_argument, NULL, 'u'},
+	{"username", required_argument, NULL, 'U'},
+	{"password", no_argument, NULL, 'W'},
+	{"no-password", no_argument, NULL, 'w'},
 	{"output-dir", required_argument, NULL, 'o'},
 	{"schema-dir", required_argument, NULL, OPT_SCHEMA_DIR},
 	{"from-db", no_argument, NULL, OPT_FROM_DB},
@@ -98,16 +106,19 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0}
 };
 
+/* the subcommands, in the order the help lists them */
+static const char *const subcommands[] = {"export", "explain", "dump", "schema", NULL};
+static const char *const schema_verbs[] = {"generate", "check", "tidy", NULL};
+
 /*
- * usage
- *		--help, laid out as the Ruby client's (OptionParser: four spaces,
- *		the flag padded to 32 columns, its description).
+ * usage_subcommands / usage_connection / usage_export / usage_explain /
+ * usage_schema / usage_other
+ *		The sections of --help, laid out as the Ruby client's (OptionParser:
+ *		four spaces, the flag padded to 32 columns, its description).
  */
-void
-usage(void)
+static void
+usage_subcommands(void)
 {
-	printf("exwiw %s\n\n", EXWIW_VERSION);
-	printf("Usage: exwiw [SUBCOMMAND] [options]\n\n");
 	printf("Subcommands:\n"
 		   "  export    Write one target's rows, closed under foreign keys and masked,\n"
 		   "            from one snapshot, into a directory of per-table files\n"
@@ -120,38 +131,58 @@ usage(void)
 		   "  dump      Write one whole table (--table) or query (--query) into files\n"
 		   "            of at most --rows-per-file rows, from one snapshot, with -j N\n"
 		   "            connections: no config, no masks, no closure.\n"
+		   "Options go before or after the subcommand. \"exwiw SUBCOMMAND --help\"\n"
+		   "lists that subcommand's options only; \"man exwiw\" is the manual.\n"
 		   "\n");
+}
+
+static void
+usage_connection(void)
+{
 	printf("Connection options (libpq's PG* environment variables apply too):\n"
 		   "    -h, --host=HOST                  Target database host (or socket directory)\n"
 		   "    -p, --port=PORT                  Target database port\n"
-		   "    -u, --user=USERNAME              Target database user (also -U)\n"
+		   "    -u, --user=USERNAME              Target database user (also -U, --username)\n"
 		   "        --database=DATABASE          Target database name\n"
 		   "    -d, --dbname=DBNAME              Database name, or a conninfo string\n"
 		   "                                     ('service=prod', 'host=... sslmode=...') or URI\n"
+		   "    -w, --no-password                Never prompt for a password\n"
+		   "    -W, --password                   Prompt for a password before connecting\n"
 		   "    -a, --adapter=ADAPTER            Database adapter: postgresql (the only one)\n"
 		   "    The password: DATABASE_PASSWORD, else libpq's (PGPASSWORD, ~/.pgpass),\n"
 		   "    else asked for when the server wants one and stdin is a terminal.\n"
 		   "\n");
-	printf("Export options:\n"
-		   "        --target-table=TABLE         Target table for extraction; without it, --ids are\n"
+}
+
+static void
+usage_target(void)
+{
+	printf("        --target-table=TABLE         Target table for extraction; without it, --ids are\n"
 		   "                                     values of the tables' scope_column (scope-column mode)\n"
 		   "        --ids=IDS                    Comma-separated primary keys of the target, or scope\n"
 		   "                                     values (required). `<id_space>=` prefixes\n"
 		   "                                     (--ids=org=a,b) give the ids of a named ID space.\n"
 		   "        --scope-column=COLUMN        DEPRECATED: scope every table that has COLUMN by it\n"
 		   "                                     (declare scope_column per table instead)\n"
-		   "    -o, --output-dir=DUMP_DIR_PATH   Output directory, default dump/. Written into a\n"
-		   "                                     temporary directory next to it and renamed into\n"
-		   "                                     place when every file is complete and synced.\n"
-		   "        --force                      Replace a non-empty output directory (without it,\n"
-		   "                                     exwiw asks on a terminal and refuses otherwise)\n"
 		   "        --schema-dir=SCHEMA_DIR_PATH Directory of schema JSON files, one per table\n"
 		   "                                     (or one JSON file holding the array). (or set\n"
 		   "                                     schema_dir in the config file)\n"
 		   "    -c, --config=CONFIG_FILE_PATH    Path to the exwiw config YAML. Defaults to\n"
 		   "                                     ./exwiw.yml (or ./exwiw.yaml) when present. CLI\n"
 		   "                                     options take precedence; paths inside the file\n"
-		   "                                     are resolved relative to the file.\n"
+		   "                                     are resolved relative to the file.\n");
+}
+
+static void
+usage_export(void)
+{
+	printf("Export options:\n");
+	usage_target();
+	printf("    -o, --output-dir=DUMP_DIR_PATH   Output directory, default dump/. Written into a\n"
+		   "                                     temporary directory next to it and renamed into\n"
+		   "                                     place when every file is complete and synced.\n"
+		   "        --force                      Replace a non-empty output directory (without it,\n"
+		   "                                     exwiw asks on a terminal and refuses otherwise)\n"
 		   "        --output-format=FORMAT       insert (default), copy, or jsonl (Extended JSON\n"
 		   "                                     Lines, insert-NNN-<table>.jsonl)\n"
 		   "        --with-schema                Also write insert-000-schema.sql: pg_dump\n"
@@ -176,6 +207,15 @@ usage(void)
 		   "    Progress (per table rows and bytes against the estimate, an overall bar\n"
 		   "    with an ETA, and a summary line) is shown on stderr when it is a terminal.\n"
 		   "\n");
+}
+
+/*
+ * usage_dump
+ *		The dump subcommand's options.
+ */
+static void
+usage_dump(void)
+{
 	printf("Dump options:\n"
 		   "        --table=TABLE                The table to write, in primary key order\n"
 		   "        --query=QUERY                Or a read-only query (ordered by a unique key);\n"
@@ -187,12 +227,24 @@ usage(void)
 		   "                                     primary key range; --query: jsonl only\n"
 		   "    -o, -j, --force, -q              As for export\n"
 		   "\n");
-	printf("Explain options:\n"
-		   "        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
+}
+
+static void
+usage_explain(bool with_target)
+{
+	printf("Explain options:\n");
+	if (with_target)
+		usage_target();
+	printf("        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
 		   "    -v, --verbose                    Print each table's EXPLAIN plan too\n"
 		   "        --format=FORMAT              text (default): one line per table with the rule\n"
 		   "                                     that chose its rows; json: the plan for scripts\n"
 		   "\n");
+}
+
+static void
+usage_schema(void)
+{
 	printf("Schema options:\n"
 		   "        --from-db                    Read the schema from the database the connection\n"
 		   "                                     options point at (required by `exwiw schema`)\n"
@@ -202,6 +254,11 @@ usage(void)
 		   "                                     schema no longer has. The report is printed\n"
 		   "                                     either way.\n"
 		   "\n");
+}
+
+static void
+usage_other(void)
+{
 	printf("Other options:\n"
 		   "        --log-level=LEVEL            Log level (debug, info, warn, error). default is info\n"
 		   "        --insert-only                DEPRECATED: ignored.\n"
@@ -210,6 +267,72 @@ usage(void)
 		   "\n"
 		   "Exit status: 0 success, 1 error (schema check: the config needs work),\n"
 		   "2 schema check could not run, 130 cancelled (Ctrl-C).\n");
+}
+
+/*
+ * usage
+ *		--help: every subcommand and every option.
+ */
+void
+usage(void)
+{
+	printf("exwiw %s\n\n", EXWIW_VERSION);
+	printf("Usage: exwiw [SUBCOMMAND] [options]\n\n");
+	usage_subcommands();
+	usage_connection();
+	usage_export();
+	usage_explain(false);
+	usage_dump();
+	usage_schema();
+	usage_other();
+}
+
+/*
+ * usage_command
+ *		"exwiw SUBCOMMAND --help": that subcommand's options only.
+ */
+void
+usage_command(CliCommand command)
+{
+	printf("exwiw %s\n\n", EXWIW_VERSION);
+	switch (command)
+	{
+		case CMD_EXPORT:
+			printf("Usage: exwiw [export] [options]\n\n"
+				   "Write one target's rows, closed under foreign keys and masked, from one\n"
+				   "snapshot, into a directory of per-table files. The default subcommand.\n\n");
+			usage_connection();
+			usage_export();
+			break;
+		case CMD_EXPLAIN:
+			printf("Usage: exwiw explain [options]\n\n"
+				   "Print the plan: one line per table with its file, estimated rows, the\n"
+				   "indexes it uses and its query. Nothing is written.\n\n");
+			usage_connection();
+			usage_explain(true);
+			break;
+		case CMD_DUMP:
+			printf("Usage: exwiw dump --table=TABLE|--query=QUERY [options]\n\n"
+				   "Write one whole table or query into files of at most --rows-per-file\n"
+				   "rows, from one snapshot, with -j N connections: no config, no masks.\n\n");
+			usage_connection();
+			usage_dump();
+			break;
+		case CMD_SCHEMA:
+			printf("Usage: exwiw schema generate|check|tidy --from-db --schema-dir=DIR [options]\n\n"
+				   "  generate  Write a schema config (one JSON file per table) from the catalog,\n"
+				   "            marking the columns that need a mask decision.\n"
+				   "  check     Compare the config with the database: a JSON report, exit 1\n"
+				   "            when the config needs work, 2 when the check could not run.\n"
+				   "  tidy      Remove what the database no longer has: dropped tables, columns,\n"
+				   "            and belongs_tos to dropped tables.\n\n");
+			usage_connection();
+			usage_schema();
+			printf("        --schema-dir=SCHEMA_DIR_PATH Directory of schema JSON files\n"
+				   "    -c, --config=CONFIG_FILE_PATH    Path to the exwiw config YAML\n\n");
+			break;
+	}
+	usage_other();
 }
 
 /*
@@ -292,15 +415,146 @@ parse_int_option(const char *value, const char *flag)
 }
 
 /*
+ * edit_distance
+ *		Levenshtein distance between a (alen bytes) and b, for "did you
+ *		mean"; 99 when either is longer than 63 bytes.
+ */
+static int
+edit_distance(const char *a, size_t alen, const char *b)
+{
+	size_t		blen = strlen(b);
+	int			prev[64],
+				cur[64];
+	size_t		i,
+				j;
+
+	if (alen >= lengthof(prev) || blen >= lengthof(prev))
+		return 99;
+	for (j = 0; j <= blen; j++)
+		prev[j] = j;
+	for (i = 1; i <= alen; i++)
+	{
+		cur[0] = i;
+		for (j = 1; j <= blen; j++)
+		{
+			int			sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			cur[j] = Min(sub, Min(prev[j] + 1, cur[j - 1] + 1));
+		}
+		memcpy(prev, cur, sizeof(int) * (blen + 1));
+	}
+	return prev[blen];
+}
+
+/*
+ * closest_word
+ *		The word of words (NULL-terminated) nearest to the len bytes at s, when
+ *		it is near enough to be a typo (at most a third of its length, at
+ *		least 1, at most 3 edits); else NULL.
+ */
+static const char *
+closest_word(const char *s, size_t len, const char *const *words)
+{
+	const char *best = NULL;
+	int			bestd = 99;
+	int			i;
+
+	for (i = 0; words[i] != NULL; i++)
+	{
+		int			d = edit_distance(s, len, words[i]);
+
+		if (d < bestd)
+			bestd = d, best = words[i];
+	}
+	if (best == NULL || bestd > Max(1, Min(3, (int) strlen(best) / 3)))
+		return NULL;
+	return best;
+}
+
+/*
+ * bad_long_option
+ *		An unknown or ambiguous "--flag[=value]": the error, with the flags
+ *		it could abbreviate, or the one it may be a typo of; exit(1).
+ */
+static void
+bad_long_option(const char *arg)
+{
+	const char *name = arg + 2;
+	size_t		len = strcspn(name, "=");
+	const char *names[lengthof(long_options)];
+	StringInfoData matches;
+	int			nmatches = 0;
+	int			i;
+
+	if (strncmp(arg, "--", 2) != 0)
+	{
+		pg_log_error("unrecognized option \"%s\"", arg);
+		pg_log_error_hint("Try \"exwiw --help\" for more information.");
+		exit(1);
+	}
+	initStringInfo(&matches);
+	for (i = 0; long_options[i].name != NULL; i++)
+	{
+		names[i] = long_options[i].name;
+		if (len > 0 && strncmp(long_options[i].name, name, len) == 0)
+		{
+			appendStringInfo(&matches, "%s--%s", nmatches ? ", " : "", long_options[i].name);
+			nmatches++;
+		}
+	}
+	names[i] = NULL;
+	pg_log_error("unrecognized or ambiguous option \"%s\"", arg);
+	if (nmatches > 1)
+		pg_log_error_hint("\"--%.*s\" is short for any of %s.", (int) len, name, matches.data);
+	else
+	{
+		const char *near = closest_word(name, len, names);
+
+		if (near != NULL)
+			pg_log_error_hint("Did you mean \"--%s\"?", near);
+	}
+	pg_log_error_hint("Try \"exwiw --help\" for more information.");
+	exit(1);
+}
+
+/*
+ * wants_help
+ *		Whether "--help" (or "-?", or an abbreviation such as "--he") is
+ *		among the arguments before a "--".
+ */
+static bool
+wants_help(int argc, char **argv)
+{
+	int			i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+	{
+		size_t		len = strlen(argv[i]);
+
+		if (strcmp(argv[i], "-?") == 0 ||
+			(len >= 4 && strncmp(argv[i], "--help", len) == 0))
+			return true;
+	}
+	return false;
+}
+
+/*
  * parse_options
- *		The subcommand and the flags, into opts.
+ *		The subcommand and the flags, into opts.  Options may come before
+ *		or after the subcommand (getopt_long moves the other arguments to
+ *		the end, as for PostgreSQL's own clients): the first argument that
+ *		is not an option is the subcommand when it names one (and, for
+ *		schema, the next is its verb); otherwise the subcommand is export.
  */
 void
 parse_options(int argc, char **argv, CliOptions *opts)
 {
-	int			first = 1;
 	int			c;
 	int			optindex;
+	int			noptions = 0;
+	bool		help = wants_help(argc, argv);
+	int			pos;
+	char	   *format = NULL;	/* --format, until the subcommand is known */
 
 	memset(opts, 0, sizeof(*opts));
 	opts->command = CMD_EXPORT;
@@ -308,58 +562,13 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	opts->split_rows = -1;
 	opts->rows_per_file = -1;
 
-	/* --help and --version anywhere, before anything else, as PG clients */
-	if (argc > 1 && (strcmp(argv[1], "-?") == 0))
-	{
-		usage();
-		exit(0);
-	}
-
-	if (argc > 1 && argv[1][0] != '\0' && argv[1][0] != '-')
-	{
-		if (strcmp(argv[1], "export") == 0)
-			opts->command = CMD_EXPORT, first = 2;
-		else if (strcmp(argv[1], "explain") == 0)
-			opts->command = CMD_EXPLAIN, first = 2;
-		else if (strcmp(argv[1], "dump") == 0)
-			opts->command = CMD_DUMP, first = 2;
-		else if (strcmp(argv[1], "schema") == 0)
-		{
-			opts->command = CMD_SCHEMA;
-			first = 2;
-			if (argc > 2 && argv[2][0] != '-')
-			{
-				opts->verb_text = argv[2];
-				if (strcmp(argv[2], "generate") == 0)
-					opts->verb = VERB_GENERATE;
-				else if (strcmp(argv[2], "check") == 0)
-					opts->verb = VERB_CHECK;
-				else if (strcmp(argv[2], "tidy") == 0)
-					opts->verb = VERB_TIDY;
-				else
-					opts->verb = VERB_UNKNOWN;
-				first = 3;
-			}
-		}
-	}
-
-	/* nothing after the subcommand: the help, as the Ruby client */
-	if (first >= argc)
-	{
-		usage();
-		exit(0);
-	}
-
-	/* getopt_long over the arguments after the subcommand */
-	argv[first - 1] = argv[0];
-	argc -= first - 1;
-	argv += first - 1;
 	optind = 1;
 	opterr = 0;					/* our own messages, "exwiw: error: ..." */
 
-	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvV?", long_options,
+	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvVwW?", long_options,
 							&optindex)) != -1)
 	{
+		noptions++;
 		switch (c)
 		{
 			case 'h':
@@ -371,6 +580,12 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case 'u':
 			case 'U':
 				opts->user = pg_strdup(optarg);
+				break;
+			case 'w':
+				opts->password_prompt = PASSWORD_NEVER;
+				break;
+			case 'W':
+				opts->password_prompt = PASSWORD_ALWAYS;
 				break;
 			case 'o':
 				opts->output_dir = empty_to_null(optarg);
@@ -418,19 +633,23 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->given_output_format = true;
 				break;
 			case OPT_INSERT_ONLY:
-				fprintf(stderr, "warning: --insert-only is obsolete and ignored (exwiw no longer generates delete-*.sql files); remove the flag\n");
+				if (!help)
+					fprintf(stderr, "warning: --insert-only is obsolete and ignored (exwiw no longer generates delete-*.sql files); remove the flag\n");
 				break;
 			case OPT_AFTER_INSERT_HOOK:
 				opts->after_insert_hook = pg_strdup(optarg);
 				opts->given_hook = true;
 				break;
 			case 'j':
+				if (!help)
 				{
 					opts->jobs = check_parallel_workers(parse_int_option(optarg, "--parallel-workers"));
 					opts->given_jobs = true;
 				}
 				break;
 			case OPT_MONGODB_TIMEOUT:
+				if (help)
+					break;
 				pg_log_error("--mongodb-query-timeout-ms is only supported by the mongodb adapter");
 				exit(1);
 				break;
@@ -453,7 +672,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->allow_missing_ids = true;
 				break;
 			case OPT_SPLIT_ROWS:
-				opts->split_rows = parse_int_option(optarg, "--split-rows");
+				if (!help)
+					opts->split_rows = parse_int_option(optarg, "--split-rows");
 				break;
 			case OPT_TABLE:
 				opts->dump_table = pg_strdup(optarg);
@@ -462,11 +682,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->dump_query = pg_strdup(optarg);
 				break;
 			case OPT_FORMAT:
-				/* explain --format=text|json, dump --format=sql|copy|jsonl */
-				if (opts->command == CMD_EXPLAIN)
-					opts->explain_format = pg_strdup(optarg);
-				else
-					opts->dump_format = pg_strdup(optarg);
+				/* the subcommand's: known once every argument is read */
+				format = pg_strdup(optarg);
 				break;
 			case OPT_ROWS_PER_FILE:
 				opts->rows_per_file = parse_int_option(optarg, "--rows-per-file");
@@ -481,27 +698,25 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->show_plans = true;
 				break;
 			case OPT_HELP:
-				usage();
-				exit(0);
-				break;
+				break;			/* below, once the subcommand is known */
 			case 'V':
 				printf("exwiw %s\n", EXWIW_VERSION);
 				exit(0);
 				break;
 			case '?':
-				if (strcmp(argv[optind - 1], "-?") == 0)
-				{
-					usage();
-					exit(0);
-				}
+				if (help)
+					break;
 				if (optopt != 0 && optopt != '?')
+				{
 					pg_log_error("invalid option -- '%c'", optopt);
-				else
-					pg_log_error("unrecognized or ambiguous option \"%s\"", argv[optind - 1]);
-				pg_log_error_hint("Try \"exwiw --help\" for more information.");
-				exit(1);
+					pg_log_error_hint("Try \"exwiw --help\" for more information.");
+					exit(1);
+				}
+				bad_long_option(argv[optind - 1]);
 				break;
 			case ':':
+				if (help)
+					break;
 				pg_log_error("option \"%s\" requires an argument", argv[optind - 1]);
 				pg_log_error_hint("Try \"exwiw --help\" for more information.");
 				exit(1);
@@ -512,9 +727,73 @@ parse_options(int argc, char **argv, CliOptions *opts)
 		}
 	}
 
-	if (optind < argc)
+	/* the subcommand (and schema's verb) among the other arguments */
+	pos = optind;
+	if (pos < argc)
 	{
-		pg_log_error("too many command-line arguments (first is \"%s\")", argv[optind]);
+		if (strcmp(argv[pos], "export") == 0)
+			opts->command = CMD_EXPORT, pos++;
+		else if (strcmp(argv[pos], "explain") == 0)
+			opts->command = CMD_EXPLAIN, pos++;
+		else if (strcmp(argv[pos], "dump") == 0)
+			opts->command = CMD_DUMP, pos++;
+		else if (strcmp(argv[pos], "schema") == 0)
+		{
+			opts->command = CMD_SCHEMA;
+			pos++;
+			if (pos < argc)
+			{
+				opts->verb_text = argv[pos];
+				if (strcmp(argv[pos], "generate") == 0)
+					opts->verb = VERB_GENERATE;
+				else if (strcmp(argv[pos], "check") == 0)
+					opts->verb = VERB_CHECK;
+				else if (strcmp(argv[pos], "tidy") == 0)
+					opts->verb = VERB_TIDY;
+				else
+					opts->verb = VERB_UNKNOWN;
+				pos++;
+			}
+		}
+	}
+
+	/* explain --format=text|json, dump --format=sql|copy|jsonl */
+	if (format != NULL && opts->command == CMD_EXPLAIN)
+		opts->explain_format = format;
+	else if (format != NULL)
+		opts->dump_format = format;
+
+	if (help)
+	{
+		if (pos > optind)
+			usage_command(opts->command);
+		else
+			usage();
+		exit(0);
+	}
+	/* no option at all: the help, as the Ruby client */
+	if (noptions == 0 && pos == argc)
+	{
+		usage();
+		exit(0);
+	}
+	if (opts->verb == VERB_UNKNOWN)
+	{
+		const char *near = closest_word(opts->verb_text, strlen(opts->verb_text), schema_verbs);
+
+		pg_log_error("usage: exwiw schema generate|check|tidy --from-db [options] (got \"%s\")", opts->verb_text);
+		if (near != NULL)
+			pg_log_error_hint("Did you mean \"exwiw schema %s\"?", near);
+		exit(1);
+	}
+	if (pos < argc)
+	{
+		const char *near = (pos == optind) ?
+			closest_word(argv[pos], strlen(argv[pos]), subcommands) : NULL;
+
+		pg_log_error("too many command-line arguments (first is \"%s\")", argv[pos]);
+		if (near != NULL)
+			pg_log_error_hint("Did you mean the subcommand \"%s\"?", near);
 		pg_log_error_hint("Try \"exwiw --help\" for more information.");
 		exit(1);
 	}

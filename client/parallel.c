@@ -451,7 +451,13 @@ deal_files(ExportPlan *plan, int jobs)
 
 	if ((used = deal_from_env(plan)) > 0)
 		return used;
-	if (nf == 0 || jobs <= 1)
+
+	/*
+	 * Every size below is sizeof(x) * nf: a count that is not positive is a
+	 * plan without files (a negative int would wrap to a huge size_t, which
+	 * gcc 14 points out), all on one worker.
+	 */
+	if (nf <= 0 || jobs <= 1)
 	{
 		for (i = 0; i < nf; i++)
 			plan->files[i].worker = 0;

@@ -12,6 +12,9 @@
 #                        DIR, the way "make check" does, so parallel
 #                        checkouts never share an installed .so; the exwiw
 #                        client lands in $EXWIW_BIN
+# exwiw_use_installed    use the exwiw installed on the machine (Debian's
+#                        packages) instead: no build; EXWIW_BIN is the
+#                        server's bindir, exwiw is found on PATH
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]  initdb a throwaway
 #                        cluster's data directory (exwiw_cluster_start,
 #                        test/t/standby.sh's primary)
@@ -26,7 +29,13 @@ EXWIW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Debian 12 packages PostgreSQL 15 only; the other majors are built from
 # Debian's source packages (deb-src of newer suites) into this cache, one
 # directory per major, reused while the source version stays the same.
-EXWIW_PG_DEBIAN=15
+# On Debian 13 (trixie: the root that exwiw_chroot_make builds for
+# PostgreSQL 17) Debian's own server is 17, and clang is 19.
+EXWIW_DEBIAN_CODENAME=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null || true)
+case $EXWIW_DEBIAN_CODENAME in
+	trixie) EXWIW_PG_DEBIAN=17 EXWIW_CLANG=19 ;;
+	*) EXWIW_PG_DEBIAN=15 EXWIW_CLANG=14 ;;
+esac
 EXWIW_PG_CACHE=${EXWIW_PG_CACHE:-/var/cache/exwiw}
 # Majors built with --enable-cassert --enable-debug (the others: release).
 EXWIW_PG_CASSERT=" 18 "
@@ -37,6 +46,11 @@ EXWIW_PG_SRC_LIST=/etc/apt/sources.list.d/exwiw-postgresql-src.sources
 # exwiw_pgbuild's status when Debian has no source of that major to build
 # (EX_UNAVAILABLE): test/matrix reports that server as skipped.
 EXWIW_PG_UNAVAILABLE=69
+# Majors tested with Debian's own binary packages in a root of a newer Debian
+# release (MAJOR:SUITE), made with debootstrap and cached in $EXWIW_PG_CACHE
+# (exwiw_chroot_make): Debian 12 serves no postgresql-17 source to build.
+EXWIW_PG_CHROOT=" 17:trixie "
+EXWIW_DEBIAN_MIRROR=${EXWIW_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What building PostgreSQL from a release tarball needs (17+ tarballs ship
 # no generated parser, hence bison and flex).
 EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
@@ -50,9 +64,10 @@ EXWIW_PGINDENT_PACKAGES="dpkg-dev bison flex perl"
 # What the build, every test (test/run, test/t/*.sh) and the benchmarks
 # need; test/run installs it, so that it passes on a fresh Debian 12.
 EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
-  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-14-dev
+  build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-$EXWIW_CLANG-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
-  libpq-dev libyaml-dev tmux time python3 $EXWIW_PGINDENT_PACKAGES"
+  libpq-dev libyaml-dev tmux time python3 $EXWIW_PGINDENT_PACKAGES
+  debhelper postgresql-server-dev-all groff-base pkg-config"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.
@@ -318,6 +333,21 @@ exwiw_tmp_install() {
 	export EXWIW_BIN
 }
 
+# exwiw_use_installed: test the installed exwiw (the packages of
+# test/t/debian_package.sh): the server's own binaries, the extension in
+# its own directories, the exwiw command from PATH (/usr/bin/exwiw).
+exwiw_use_installed() {
+	[ -n "${PG_BASE:-}" ] || exwiw_pg_select "$PG_MAJOR"
+	EXWIW_BIN="$PG_BASE/bin"
+	export EXWIW_BIN
+	if [ ! -f "$("$PG_BASE/bin/pg_config" --sharedir)/extension/exwiw.control" ]; then
+		exwiw_log "exwiw is not installed for PostgreSQL $PG_MAJOR"
+		return 1
+	fi
+	command -v exwiw >/dev/null || { exwiw_log "no exwiw command on PATH"; return 1; }
+	exwiw_log "using the installed exwiw: $(command -v exwiw), $("$PG_BASE/bin/pg_config" --sharedir)/extension"
+}
+
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]: initdb DIR/data as the
 # server's OS user, for a throwaway cluster listening on the socket
 # directory DIR/sock and on LISTEN (default none), durability off.
@@ -392,4 +422,107 @@ exwiw_check_server() {
 exwiw_port() {
 	if [ -n "${EXWIW_PORT:-}" ]; then echo "$EXWIW_PORT"; return; fi
 	echo $((54000 + $(printf '%s' "$EXWIW_ROOT" | cksum | cut -d' ' -f1) % 900))
+}
+
+# exwiw_chroot_suite MAJOR: the Debian suite whose root tests that major
+# (EXWIW_PG_CHROOT); empty when it is tested on this machine.
+exwiw_chroot_suite() {
+	local entry
+	for entry in $EXWIW_PG_CHROOT; do
+		[ "${entry%%:*}" = "$1" ] && { echo "${entry#*:}"; return 0; }
+	done
+	return 0
+}
+
+# exwiw_chroot_dir MAJOR: where that major's Debian root lives in the cache.
+exwiw_chroot_dir() {
+	echo "$EXWIW_PG_CACHE/$(exwiw_chroot_suite "$1")-pg$1"
+}
+
+# exwiw_chroot_make MAJOR: make sure that $(exwiw_chroot_dir MAJOR) holds a
+# Debian root of the major's suite ("debootstrap --variant=minbase") with
+# EXWIW_PACKAGES, as lib.sh computes them inside it, installed from Debian's
+# packages.  A stamp in the root records the suite and the packages; while
+# it matches, the root is reused and this takes a second; when only the
+# packages changed, the missing ones are installed into it.  Concurrent
+# calls for one root wait for each other (flock).
+exwiw_chroot_make() {
+	local major=$1
+	exwiw_sudo mkdir -p "$EXWIW_PG_CACHE"
+	(
+		exec 9>"$EXWIW_PG_CACHE/.$(basename "$(exwiw_chroot_dir "$major")").lock"
+		if ! flock -n 9; then
+			exwiw_log "waiting for another run that makes the PostgreSQL $major root"
+			flock 9
+		fi
+		exwiw_chroot_make_locked "$major"
+	)
+}
+
+# The body of exwiw_chroot_make, run under its lock.
+exwiw_chroot_make_locked() {
+	local major=$1 suite root stamp packages t0
+	suite=$(exwiw_chroot_suite "$major")
+	root=$(exwiw_chroot_dir "$major")
+	t0=$SECONDS
+	if [ ! -f "$root/.exwiw-debootstrap" ]; then
+		exwiw_apt_install debootstrap
+		exwiw_log "PostgreSQL $major: debootstrap --variant=minbase $suite $root"
+		exwiw_sudo rm -rf "$root"
+		exwiw_sudo debootstrap --variant=minbase "$suite" "$root" "$EXWIW_DEBIAN_MIRROR" \
+			>"$EXWIW_PG_CACHE/.debootstrap-$suite.log" 2>&1 ||
+			{ tail -n 40 "$EXWIW_PG_CACHE/.debootstrap-$suite.log" >&2; return 1; }
+		# no service starts in the root; no cluster is made by the packages;
+		# apt trusts an index whatever the clock says, as on this machine
+		printf '#!/bin/sh\nexit 101\n' | exwiw_sudo tee "$root/usr/sbin/policy-rc.d" >/dev/null
+		exwiw_sudo chmod 755 "$root/usr/sbin/policy-rc.d"
+		exwiw_sudo mkdir -p "$root/etc/postgresql-common"
+		echo "create_main_cluster = false" | exwiw_sudo tee "$root/etc/postgresql-common/createcluster.conf" >/dev/null
+		printf 'Acquire::Check-Valid-Until "false";\nAcquire::Check-Date "false";\n' |
+			exwiw_sudo tee "$root/etc/apt/apt.conf.d/99exwiw" >/dev/null
+		exwiw_sudo touch "$root/.exwiw-debootstrap"
+		exwiw_log "PostgreSQL $major: debootstrap took $((SECONDS - t0)) s"
+	fi
+	packages=$(exwiw_chroot_run "$major" bash -c 'source test/lib.sh; echo $EXWIW_PACKAGES')
+	stamp="debootstrap --variant=minbase $suite; "$(echo $packages)
+	if [ "$(cat "$root/.exwiw-root" 2>/dev/null)" = "$stamp" ]; then
+		exwiw_log "PostgreSQL $major: reusing the $suite root $root"
+		return 0
+	fi
+	exwiw_log "PostgreSQL $major: installing into the $suite root: $(echo $packages)"
+	# shellcheck disable=SC2086
+	exwiw_chroot_run "$major" env DEBIAN_FRONTEND=noninteractive bash -c \
+		'apt-get update -qq && apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confold "$@" && apt-get clean' \
+		- $packages >"$EXWIW_PG_CACHE/.apt-$suite-pg$major.log" 2>&1 ||
+		{ tail -n 40 "$EXWIW_PG_CACHE/.apt-$suite-pg$major.log" >&2; return 1; }
+	printf '%s\n' "$stamp" | exwiw_sudo tee "$root/.exwiw-root" >/dev/null
+	exwiw_log "PostgreSQL $major: $suite root ready in $((SECONDS - t0)) s"
+}
+
+# exwiw_chroot_run MAJOR COMMAND...: run COMMAND as root in that major's
+# Debian root, in this checkout (bind-mounted at the same path), with /proc,
+# /sys and /dev mounted.  The mounts live in a private mount namespace
+# (unshare), so they vanish with the command and concurrent runs never see
+# each other's.  Passes on EXWIW_PORT, EXWIW_COPT and EXWIW_DEB_IN_ROOT,
+# and sets EXWIW_CHROOT to the root's suite.
+exwiw_chroot_run() {
+	local root major=$1
+	root=$(exwiw_chroot_dir "$major")
+	shift
+	exwiw_sudo unshare --mount --propagation private -- bash -c '
+		set -e
+		root=$1 src=$2
+		shift 2
+		mount -t proc proc "$root/proc"
+		mount -t sysfs sysfs "$root/sys"
+		mount --rbind /dev "$root/dev"
+		mkdir -p "$root$src"
+		mount --bind "$src" "$root$src"
+		cd /
+		exec chroot "$root" "$@"' - "$root" "$EXWIW_ROOT" \
+		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 EXWIW_CHROOT="$(exwiw_chroot_suite "$major")" \
+		${EXWIW_PORT:+EXWIW_PORT=$EXWIW_PORT} ${EXWIW_DEB_IN_ROOT:+EXWIW_DEB_IN_ROOT=$EXWIW_DEB_IN_ROOT} \
+		${EXWIW_COPT+EXWIW_COPT=$EXWIW_COPT} \
+		bash -c 'cd "$1" && shift && exec "$@"' - "$EXWIW_ROOT" "$@"
 }

@@ -10,7 +10,9 @@ src=$(cd "$here/../../../src" && pwd)
 work=${EXWIW_FUZZ_DIR:-/tmp/exwiw-fuzz}
 pg_inc=$(pg_config --includedir-server 2>/dev/null || echo /usr/include/postgresql/15/server)
 pg_lib=$(pg_config --libdir 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
-[ -f "$pg_lib/libpgcommon.a" ] || pg_lib=/usr/lib/postgresql/15/lib
+# libpgcommon.a: in --libdir on Debian 12 and in source builds, in
+# --pkglibdir on Debian 13
+[ -f "$pg_lib/libpgcommon.a" ] || pg_lib=$(pg_config --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)
 mkdir -p "$work/corpus" "$work/artifacts"
 # seeds: a few documents with every wrapper
 cat > "$work/corpus/seed1.json" <<'JSON'

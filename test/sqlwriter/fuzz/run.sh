@@ -12,7 +12,9 @@ work=${EXWIW_FUZZ_DIR:-/tmp/exwiw-fuzz-sql}
 pg_config=${PG_CONFIG:-pg_config}
 pg_inc=$($pg_config --includedir-server 2>/dev/null || echo /usr/include/postgresql/15/server)
 pg_lib=$($pg_config --libdir 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
-[ -f "$pg_lib/libpgcommon.a" ] || pg_lib=/usr/lib/postgresql/15/lib
+# libpgcommon.a: in --libdir on Debian 12 and in source builds, in
+# --pkglibdir on Debian 13
+[ -f "$pg_lib/libpgcommon.a" ] || pg_lib=$($pg_config --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)
 mkdir -p "$work/corpus" "$work/artifacts"
 # seeds: quotes, backslashes, control characters, reserved and odd names
 printf '\000\002\040\003users\377id\377e-mail\377SELECT\3771\377O'"'"'Brien\377\376\3772\377a\\tb\r\n\377x' > "$work/corpus/seed1"
