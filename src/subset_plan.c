@@ -866,9 +866,10 @@ collect_undecided(Planner *pl)
 
 		if (t->ignore)
 			continue;
+
 		/*
-		 * Marked undecided: refused unless its rows come in as the parents
-		 * of exported rows (a lookup table of the tenant's rows: fine).
+		 * Marked undecided: refused unless its rows come in as the parents of
+		 * exported rows (a lookup table of the tenant's rows: fine).
 		 */
 		if (pl->kind[ti] == SEED_UNRELATED || pl->kind[ti] == SEED_FALLBACK ||
 			(t->needs_scope_decision && !table_has_decision(pl->cfg, ti) &&
