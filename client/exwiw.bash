@@ -9,7 +9,8 @@ _exwiw_options() {
 	echo "--host= --port= --user= --username= --database= --dbname= --password
 	--no-password --adapter= --target-table= --ids= --scope-column= --schema-dir=
 	--config= --output-dir= --force --output-format= --with-schema
-	--parallel-workers= --jobs= --split-rows= --allow-undecided
+	--parallel-workers= --jobs= --split-rows= --allow-undecided --allow-missing-ids
+	--table= --query= --format= --rows-per-file=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
 	--ids-field= --mongodb-query-timeout-ms="
@@ -20,6 +21,7 @@ _exwiw_values() {
 	local opt=$1 cur=$2
 	case $opt in
 		--output-format) COMPREPLY=($(compgen -W "insert copy jsonl" -- "$cur")) ;;
+		--format) COMPREPLY=($(compgen -W "sql copy jsonl text json" -- "$cur")) ;;
 		--log-level) COMPREPLY=($(compgen -W "debug info warn error" -- "$cur")) ;;
 		--fail-on) COMPREPLY=($(compgen -W "any stale" -- "$cur")) ;;
 		--adapter | -a) COMPREPLY=($(compgen -W "postgresql" -- "$cur")) ;;
@@ -50,12 +52,13 @@ _exwiw() {
 	case $prev in
 		--output-format | --log-level | --fail-on | --adapter | -a | --schema-dir | \
 			--output-dir | -o | --config | -c | --after-insert-hook | --user | \
-			--username | -u | -U | --host | -h)
+			--username | -u | -U | --host | -h | --format)
 			_exwiw_values "$prev" "$cur"
 			return 0
 			;;
 		--port | -p | --database | --dbname | -d | --target-table | --ids | \
-			--parallel-workers | --jobs | -j | --split-rows | --scope-column)
+			--parallel-workers | --jobs | -j | --split-rows | --scope-column | \
+			--table | --query | --rows-per-file)
 			return 0
 			;;
 	esac
@@ -77,7 +80,7 @@ _exwiw() {
 		return 0
 	fi
 	if [ -z "$sub" ]; then
-		COMPREPLY=($(compgen -W "export explain schema" -- "$cur"))
+		COMPREPLY=($(compgen -W "export explain dump schema" -- "$cur"))
 	elif [ "$sub" = schema ] && [ -z "$verb" ]; then
 		COMPREPLY=($(compgen -W "generate check tidy" -- "$cur"))
 	fi

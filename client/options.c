@@ -967,6 +967,11 @@ check_options(CliOptions *opts)
 		check_dump_options(opts);
 		return;
 	}
+	if (opts->dump_format && !opts->dump_table && !opts->dump_query && opts->rows_per_file == -1)
+	{
+		pg_log_error("--format applies to the explain and dump subcommands only");
+		exit(1);
+	}
 	if (opts->dump_table || opts->dump_query || opts->dump_format || opts->rows_per_file != -1)
 	{
 		pg_log_error("--table, --query, --format and --rows-per-file apply to the dump subcommand only");

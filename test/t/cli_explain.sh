@@ -112,6 +112,6 @@ else
 fi
 expect_error "--format=yaml" "invalid explain format 'yaml'" \
 	exwiw explain --target-table=shops --ids=1 --schema-dir="$work/schema" --format=yaml
-expect_error "--format outside explain" "apply to the explain subcommand only" \
+expect_error "--format outside explain" "--format applies to the explain and dump subcommands only" \
 	exwiw --target-table=shops --ids=1 --schema-dir="$work/schema" --format=json -o "$work/never"
 exit $fail

@@ -97,7 +97,7 @@ expect_hint "a mistyped flag without a value" '^exwiw: hint: Did you mean "--all
 expect_hint "a mistyped subcommand" '^exwiw: hint: Did you mean the subcommand "explain"\?$' exwiw exlpain --ids=1
 expect_hint "a mistyped schema verb" '^exwiw: hint: Did you mean "exwiw schema check"\?$' exwiw schema chek --from-db
 expect_hint "an ambiguous abbreviation: the flags it could be" \
-	'^exwiw: hint: "--ta" is short for any of --target-table, --target-collection\.$' exwiw --ta=x
+	'^exwiw: hint: "--ta" is short for any of --target-table, --target-collection, --table\.$' exwiw --ta=x
 expect_hint "nothing like any flag: no guess" '^exwiw: hint: Try "exwiw --help"' exwiw --zzzzzzzz
 if ! exwiw --zzzzzzzz 2>&1 | grep -q 'Did you mean'; then
 	ok "no guess for a flag like none"
