@@ -188,7 +188,8 @@ planner_leave(Planner *pl)
  * planner_cycle_error
  *		Table t's rows were asked for while they are being built: they
  *		depend on themselves through the tables of the chain since t's
- *		entry (a cascade or a reverse_scope in a cycle).  Name them.
+ *		entry (a cascade or a reverse_scope in a cycle).  Name them.  Does
+ *		not return.
  */
 void
 planner_cycle_error(Planner *pl, int t)

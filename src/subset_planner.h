@@ -96,7 +96,7 @@ extern SubsetSet *planner_set(Planner *pl, int i);
 extern bool planner_edge_live(Planner *pl, SubsetEdge *e);
 extern void planner_enter(Planner *pl, int t);
 extern void planner_leave(Planner *pl);
-extern void planner_cycle_error(Planner *pl, int t) pg_attribute_noreturn();
+extern void planner_cycle_error(Planner *pl, int t);
 extern const char *planner_alias(SubsetTable *t);
 extern void planner_cols_union(SubsetCols *dst, const SubsetCols *b);
 extern bool planner_cols_equal(const SubsetCols *a, const SubsetCols *b);
