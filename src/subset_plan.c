@@ -294,6 +294,26 @@ append_keyless_order(StringInfo q, SubsetTable *t, const char *alias)
 }
 
 /*
+ * append_exported_parent
+ *		Append "the child's key of edge e is among the exported rows of its
+ *		parent" (its exwiw_f set), for a key that cuts a cycle.
+ */
+static void
+append_exported_parent(Planner *pl, StringInfo buf, SubsetEdge *e)
+{
+	SubsetSet  *ps = planner_set(pl, planner_fset(pl, e->parent));
+	StringInfoData sub;
+
+	initStringInfo(&sub);
+	appendStringInfoString(&sub, "SELECT ");
+	subset_append_cols(&sub, ps->name, &e->ref);
+	appendStringInfo(&sub, " FROM %s", ps->name);
+	subset_append_match(buf, planner_alias(&pl->cfg->tables[e->child]), &e->fk,
+						sub.data, &e->ref);
+	pfree(sub.data);
+}
+
+/*
  * set_cycle_overrides
  *		The columns of the foreign keys that cut a cycle (subset_order.c):
  *		written NULL in the table's file (main), and in its fix-up file the
@@ -334,16 +354,7 @@ set_cycle_overrides(Planner *pl, bool main)
 					continue;	/* nothing referenced is exported: NULL */
 				initStringInfo(&x);
 				appendStringInfoString(&x, "CASE WHEN ");
-				{
-					SubsetSet  *ps = planner_set(pl, planner_fset(pl, e->parent));
-					StringInfoData sub;
-
-					initStringInfo(&sub);
-					appendStringInfoString(&sub, "SELECT ");
-					subset_append_cols(&sub, ps->name, &e->ref);
-					appendStringInfo(&sub, " FROM %s", ps->name);
-					subset_append_match(&x, planner_alias(t), &e->fk, sub.data, &e->ref);
-				}
+				append_exported_parent(pl, &x, e);
 				appendStringInfo(&x, " THEN %s.%s END", planner_alias(t),
 								 quote_identifier(e->fk.names[k]));
 				t->cols[c].override_sql = x.data;
@@ -396,16 +407,10 @@ plan_fixups(Planner *pl)
 				!pl->may[e->parent])
 				continue;
 			{
-				SubsetSet  *ps = planner_set(pl, planner_fset(pl, e->parent));
-				StringInfoData sub;
 				StringInfoData m;
 
-				initStringInfo(&sub);
-				appendStringInfoString(&sub, "SELECT ");
-				subset_append_cols(&sub, ps->name, &e->ref);
-				appendStringInfo(&sub, " FROM %s", ps->name);
 				initStringInfo(&m);
-				subset_append_match(&m, planner_alias(t), &e->fk, sub.data, &e->ref);
+				append_exported_parent(pl, &m, e);
 				appendStringInfo(&cond, "%s%s", cond.len ? " OR " : "", m.data);
 				for (k = 0; k < e->fk.n; k++)
 					appendStringInfo(&outside, "%s(%s.%s IS NOT NULL AND NOT COALESCE(%s, false))",
