@@ -90,3 +90,12 @@ DO \$\$ DECLARE r record; BEGIN
 END \$\$;
 SQL
 }
+
+# subset_loader_may_skip_keys [NAME]: can NAME_loader (default subset) set
+# session_replication_role to replica in NAME_dst, so that a load by it
+# would skip the foreign-key checks?  (It must not: the loads check them.)
+subset_loader_may_skip_keys() {
+	local name=${1:-subset}
+	psql -XAtq -U "${name}_loader" -d "${name}_dst" \
+		-c "SELECT pg_catalog.set_config('session_replication_role', 'replica', false)" >/dev/null 2>&1
+}

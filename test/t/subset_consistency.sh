@@ -106,9 +106,7 @@ for run in 1 2; do
 	fi
 	# every foreign key checked: the loader may not set replica mode (each
 	# file's block then keeps only its table's own triggers quiet)
-	if load "$dir" && ! grep -q ERROR "$dir.err" &&
-		! psql -XAtq -U subset_loader -d subset_dst \
-			-c "SELECT pg_catalog.set_config('session_replication_role', 'replica', false)" >/dev/null 2>&1; then
+	if load "$dir" && ! grep -q ERROR "$dir.err" && ! subset_loader_may_skip_keys; then
 		echo "ok: run $run: export taken while the writer committed $((after - before)) transactions loads with every foreign key checked"
 	else
 		echo "FAIL: run $run: the export does not load"
