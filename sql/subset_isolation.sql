@@ -195,6 +195,60 @@ SELECT count(*) FROM exwiw_export('organizations', '{1,999}', allow_missing_ids 
 SELECT file_name, chunk FROM exwiw_export('organizations', '{1}', format => 'jsonl')
 WHERE file_name LIKE '%namespaces%' ORDER BY 1, 2;
 
+-- A forward cascade takes the children of the rows of its parent, but
+-- not when some of those rows come in only as the parents of rows that no
+-- rule ties to the target (here every api client goes out, decided, with
+-- its owner and creator): those owners' profiles would be other tenants'
+-- rows, so the table needs a decision.  Without the table that goes out
+-- whole, the cascade stands.
+CREATE TABLE iso.owners (id int PRIMARY KEY);
+CREATE TABLE iso.owner_profiles (owner_id int PRIMARY KEY REFERENCES iso.owners ON DELETE CASCADE, bio text);
+CREATE TABLE iso.shops (id int PRIMARY KEY, owner_id int NOT NULL REFERENCES iso.owners);
+CREATE TABLE iso.api_clients (id int PRIMARY KEY, owner_id int NOT NULL REFERENCES iso.owners,
+							  created_by_id int NOT NULL REFERENCES iso.owners);
+INSERT INTO iso.owners VALUES (1), (2), (3);
+INSERT INTO iso.owner_profiles VALUES (1, 'one'), (2, 'two'), (3, 'three');
+INSERT INTO iso.shops VALUES (10, 1), (20, 2);
+INSERT INTO iso.api_clients VALUES (100, 3, 3);
+SET client_min_messages = notice;
+SELECT table_name, rule FROM exwiw_plan('shops', '{10}',
+	'[{"name": "shops", "primary_key": "id", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}]},
+	  {"name": "owners", "primary_key": "id"},
+	  {"name": "owner_profiles", "primary_key": "owner_id", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}]},
+	  {"name": "api_clients", "primary_key": "id", "export": "all", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}, {"table_name": "owners", "foreign_key": "created_by_id"}]}]')
+WHERE seq IS NOT NULL ORDER BY table_name;
+SELECT count(*) FROM exwiw_export('shops', '{10}',
+	'[{"name": "shops", "primary_key": "id", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}]},
+	  {"name": "owners", "primary_key": "id"},
+	  {"name": "owner_profiles", "primary_key": "owner_id", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}]},
+	  {"name": "api_clients", "primary_key": "id", "export": "all", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}, {"table_name": "owners", "foreign_key": "created_by_id"}]}]');
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('shops', '{10}',
+	'[{"name": "shops", "primary_key": "id", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}]},
+	  {"name": "owners", "primary_key": "id"},
+	  {"name": "owner_profiles", "primary_key": "owner_id", "belongs_tos": [{"table_name": "owners", "foreign_key": "owner_id"}]},
+	  {"name": "api_clients", "primary_key": "id", "ignore": true}]')
+WHERE file_name LIKE '%owner%' ORDER BY 1;
+SET client_min_messages = warning;
+
+-- An earlier arm that points at a row no arm ties to any tenant (note 101
+-- has no organization) does not decide: the next arm does.  Mention 1001
+-- is tenant 1's through its project, 1003 tenant 2's; 1002's note is
+-- tenant 2's, so it is too, whatever its project says.
+CREATE TABLE iso.projs (id int PRIMARY KEY, organization_id bigint NOT NULL REFERENCES iso.organizations);
+CREATE TABLE iso.notes (id int PRIMARY KEY, organization_id bigint REFERENCES iso.organizations);
+CREATE TABLE iso.mentions (id int PRIMARY KEY, note_id int REFERENCES iso.notes, proj_id int REFERENCES iso.projs);
+INSERT INTO iso.projs VALUES (10, 1), (20, 2);
+INSERT INTO iso.notes VALUES (100, 1), (101, NULL), (200, 2);
+INSERT INTO iso.mentions VALUES (1000, 100, NULL), (1001, 101, 10), (1002, 200, 10), (1003, 101, 20);
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "projs", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "notes", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "mentions", "primary_key": "id", "belongs_tos": [{"table_name": "notes", "foreign_key": "note_id"}, {"table_name": "projs", "foreign_key": "proj_id"}]}]')
+WHERE file_name ~ 'mentions|notes' ORDER BY 1;
+
 -- A cycle of NOT NULL keys: an error that names it.
 CREATE TABLE iso.a (id int PRIMARY KEY, b_id int NOT NULL);
 CREATE TABLE iso.b (id int PRIMARY KEY, a_id int NOT NULL REFERENCES iso.a);

@@ -539,10 +539,117 @@ reverse_arms(Planner *pl, int t, bool warn)
 }
 
 /*
+ * decided_whole
+ *		Has the config decided that every row of table t goes out, with the
+ *		kinds decided so far: Rails-managed or scope_exempt, or "export":
+ *		"all" on a table that no rule ties to the target (rule 7 makes it
+ *		SEED_DECIDED)?  A table exported whole without a decision is
+ *		refused, or the user allowed it (allow_undecided): not counted.
+ */
+static bool
+decided_whole(Planner *pl, int t)
+{
+	switch (pl->kind[t])
+	{
+		case SEED_EXEMPT:
+		case SEED_DECIDED:
+			return true;
+		case SEED_UNRELATED:
+			return pl->cfg->tables[t].export_all;
+		case SEED_NONE:
+			return !pl->may[t] && pl->cfg->tables[t].export_all;
+		default:
+			return false;
+	}
+}
+
+/*
+ * compute_untied
+ *		untied[t]: may the rows of table t include rows that no rule ties
+ *		to the target?  So for a table the config exports whole, and for
+ *		every table whose rows the rows of such a table reference (the
+ *		closure brings them in, whoever's they are), transitively.  Assumes compute_may
+ *		has run.  A cycle of references is followed to its fixed point.
+ */
+static void
+compute_untied(Planner *pl, bool *untied)
+{
+	SubsetConfig *cfg = pl->cfg;
+	bool		changed = true;
+	int			i;
+
+	for (i = 0; i < pl->nt; i++)
+		untied[i] = !cfg->tables[i].ignore && decided_whole(pl, i);
+	while (changed)
+	{
+		CHECK_FOR_INTERRUPTS();
+		changed = false;
+		for (i = 0; i < cfg->nedges; i++)
+		{
+			SubsetEdge *e = &cfg->edges[i];
+
+			if (!untied[e->child] || untied[e->parent] ||
+				cfg->tables[e->parent].ignore || !planner_edge_live(pl, e) ||
+				SubsetEdgeIsSelf(e) || e->deferred)
+				continue;
+			untied[e->parent] = true;
+			changed = true;
+		}
+	}
+}
+
+/*
+ * uncascade_untied
+ *		A forward cascade from a parent that has only referenced rows takes
+ *		the children of all of them; when some of those rows are referenced
+ *		only by rows that no rule ties to the target (untied), the children
+ *		of another tenant's rows would come too.  Turn such cascades off
+ *		(no_cascade), with a NOTICE naming the table and the parent, and say
+ *		whether any was (the rules are then decided again).
+ */
+static bool
+uncascade_untied(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	bool	   *untied = palloc0(sizeof(bool) * Max(pl->nt, 1));
+	bool		any = false;
+	int			ti;
+
+	compute_untied(pl, untied);
+	for (ti = 0; ti < pl->nt; ti++)
+	{
+		ListCell   *lc;
+
+		if (pl->kind[ti] != SEED_CASCADE)
+			continue;
+		foreach(lc, pl->seed_edges[ti])
+		{
+			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+
+			if (pl->kind[e->parent] != SEED_NONE || !untied[e->parent])
+				continue;
+			ereport(NOTICE,
+					(errmsg("table \"%s\" is not exported with the rows of its parent \"%s\"",
+							cfg->tables[ti].name, cfg->tables[e->parent].name),
+					 errdetail("Rows of \"%s\" come in as the parents of rows that no rule ties to the target, such as the rows of a table exported in full; their children would be other tenants' rows.",
+							   cfg->tables[e->parent].name),
+					 errhint("Add a belongs_to that ties table \"%s\" to the target, set \"export\": \"all\", or set \"ignore\": true.",
+							 cfg->tables[ti].name)));
+			cfg->tables[ti].no_cascade = true;
+			any = true;
+			break;
+		}
+	}
+	pfree(untied);
+	return any;
+}
+
+/*
  * decide_fallbacks
  *		Rules 4 to 7 of the file header, for the tables that rules 1 to 3
  *		left without a seed.  A new seed can give rows to others, so the
- *		rules are applied until nothing changes.
+ *		rules are applied until nothing changes; then again, from the kinds
+ *		rules 1 to 3 gave, as long as uncascade_untied turns a cascade off.
  */
 static void
 decide_fallbacks(Planner *pl)
@@ -554,6 +661,8 @@ decide_fallbacks(Planner *pl)
 	int			n_unscopable = 0;
 	int			o;
 
+again:
+	changed = true;
 	while (changed)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -612,6 +721,21 @@ decide_fallbacks(Planner *pl)
 		}
 	}
 	compute_may(pl);
+	if (uncascade_untied(pl))
+	{
+		for (o = 0; o < plan->norder; o++)
+		{
+			int			ti = plan->order[o];
+
+			if (pl->kind[ti] == SEED_CASCADE || pl->kind[ti] == SEED_REVERSE)
+			{
+				pl->kind[ti] = SEED_NONE;
+				pl->seed_edges[ti] = NIL;
+				pl->rev_arms[ti] = NIL;
+			}
+		}
+		goto again;
+	}
 
 	/* rule 7, and the warnings of rule 4 */
 	initStringInfo(&unscopable);
@@ -979,22 +1103,32 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 		pl->seed_where[ti] = NULL;
 }
 
+static void append_parent_undecided(Planner *pl, StringInfo buf,
+									const char *alias, SubsetEdge *a);
+
 /*
  * append_undecided_before
  *		Arms have an order (subset_seeds.c's add_other_arms): the path's
  *		first, then the others.  A row is chosen through arm n only when no
  *		earlier arm decides it: the earlier arm's foreign key is NULL (or,
- *		polymorphic, its type names another table).  So a row whose first
+ *		polymorphic, its type names another table), or it points at a row of
+ *		a parent chosen through arms that is itself undecided (every arm's
+ *		key of that row NULL: parent_undecided).  So a row whose first
  *		foreign key points at another tenant's row is that tenant's, even if
- *		a later key points at ours.  Appends " AND <not decided>" for every
- *		arm before arm n of table ti that is not of n's polymorphic group.
+ *		a later key points at ours; one whose first key points at a row that
+ *		no arm ties to any tenant is decided by the next.  Appends " AND <not
+ *		decided>" for every arm before arm n of table ti that is not of n's
+ *		polymorphic group; n may be the number of arms (every arm: the row
+ *		is undecided by all of them).  depth bounds the parent_undecided
+ *		recursion (one level of parents).
  */
 static void
 append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
-						int ti, int n)
+						int ti, int n, int depth)
 {
 	SubsetConfig *cfg = pl->cfg;
-	SubsetEdge *e = &cfg->edges[list_nth_int(pl->seed_edges[ti], n)];
+	SubsetEdge *e = n < list_length(pl->seed_edges[ti]) ?
+		&cfg->edges[list_nth_int(pl->seed_edges[ti], n)] : NULL;
 	int			i,
 				k;
 
@@ -1002,7 +1136,7 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 	{
 		SubsetEdge *a = &cfg->edges[list_nth_int(pl->seed_edges[ti], i)];
 
-		if (SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
+		if (e != NULL && SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
 			a->type_col.attnums[0] == e->type_col.attnums[0])
 			continue;
 		appendStringInfoString(buf, " AND (");
@@ -1016,8 +1150,47 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 			planner_append_type_cond(buf, alias, a);
 			appendStringInfoChar(buf, ')');
 		}
+		else if (depth == 0)
+			append_parent_undecided(pl, buf, alias, a);
 		appendStringInfoChar(buf, ')');
 	}
+}
+
+/*
+ * append_parent_undecided
+ *		Appends " OR EXISTS (<the parent row that edge a of the row of alias
+ *		points at is undecided>)" when a's parent is chosen through arms
+ *		(SEED_PATH, not in slices): a row of the parent whose every arm
+ *		leaves it undecided is nobody's, so it does not decide the child
+ *		row.  The parent row is looked up by its referenced key (an index
+ *		probe per candidate row).  Nothing for other parents: the target's
+ *		rows, a cascade's or a reverse_scope's are all decided.
+ */
+static void
+append_parent_undecided(Planner *pl, StringInfo buf, const char *alias,
+						SubsetEdge *a)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *pt = &cfg->tables[a->parent];
+	int			k;
+
+	if (pl->kind[a->parent] != SEED_PATH || pl->batched[a->parent] ||
+		pl->seed_edges[a->parent] == NIL || pt->filter != NULL)
+		return;
+	appendStringInfo(buf, " OR EXISTS (SELECT FROM %s AS exwiw_u WHERE ",
+					 subset_relation_sql(pt));
+	for (k = 0; k < a->fk.n; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(buf, " AND ");
+		subset_append_eq(buf, psprintf("exwiw_u.%s", quote_identifier(a->ref.names[k])),
+						 a->ref.typids[k],
+						 psprintf("%s.%s", alias, quote_identifier(a->fk.names[k])),
+						 a->fk.typids[k]);
+	}
+	append_undecided_before(pl, buf, "exwiw_u", a->parent,
+							list_length(pl->seed_edges[a->parent]), 1);
+	appendStringInfoChar(buf, ')');
 }
 
 /*
@@ -1098,7 +1271,7 @@ planner_build_seed(Planner *pl, int ti)
 						appendStringInfoString(&p, " AND ");
 						planner_append_type_cond(&p, alias, e);
 					}
-					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc));
+					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc), 0);
 					parts = lappend(parts, p.data);
 					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
