@@ -22,7 +22,8 @@
 #   - every file loads;
 #   - no row of another tenant in any table (a row's tenant is that of its
 #     parents; the target's rows are the tenant's), except in tables
-#     decided "export": "all";
+#     decided "export": "all" and the rows those tables' rows reference
+#     (they come in as their parents, whoever's they are);
 #   - every row of tenant 1 reachable from the target rows by a relation of
 #     any kind, child-wards, is loaded (except in tables decided "ignore");
 #   - no table goes out in full ("every row" in exwiw_plan's rule) that the
