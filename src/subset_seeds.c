@@ -28,7 +28,9 @@
  *	5. rows that exported rows reference (closure, subset_closure.c): the
  *	   client's "single referencing table" rule, generalized to all of them;
  *	6. forward cascade: the rows of its one parent that has a seed
- *	   (or of the one polymorphic group of arms that have);
+ *	   (or of the one polymorphic group of arms that have); not from a
+ *	   parent with only referenced rows that rows no rule ties to the
+ *	   target may reference (uncascade_untied);
  *	7. otherwise, in single-target mode all rows, with a WARNING; in
  *	   scope-column mode an error naming every such table, before anything
  *	   is read (the client's validate_scope!).
