@@ -1105,32 +1105,22 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 		pl->seed_where[ti] = NULL;
 }
 
-static void append_parent_undecided(Planner *pl, StringInfo buf,
-									const char *alias, SubsetEdge *a);
-
 /*
  * append_undecided_before
  *		Arms have an order (subset_seeds.c's add_other_arms): the path's
  *		first, then the others.  A row is chosen through arm n only when no
  *		earlier arm decides it: the earlier arm's foreign key is NULL (or,
- *		polymorphic, its type names another table), or it points at a row of
- *		a parent chosen through arms that is itself undecided (every arm's
- *		key of that row NULL: parent_undecided).  So a row whose first
+ *		polymorphic, its type names another table).  So a row whose first
  *		foreign key points at another tenant's row is that tenant's, even if
- *		a later key points at ours; one whose first key points at a row that
- *		no arm ties to any tenant is decided by the next.  Appends " AND <not
- *		decided>" for every arm before arm n of table ti that is not of n's
- *		polymorphic group; n may be the number of arms (every arm: the row
- *		is undecided by all of them).  depth bounds the parent_undecided
- *		recursion (one level of parents).
+ *		a later key points at ours.  Appends " AND <not decided>" for every
+ *		arm before arm n of table ti that is not of n's polymorphic group.
  */
 static void
 append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
-						int ti, int n, int depth)
+						int ti, int n)
 {
 	SubsetConfig *cfg = pl->cfg;
-	SubsetEdge *e = n < list_length(pl->seed_edges[ti]) ?
-		&cfg->edges[list_nth_int(pl->seed_edges[ti], n)] : NULL;
+	SubsetEdge *e = &cfg->edges[list_nth_int(pl->seed_edges[ti], n)];
 	int			i,
 				k;
 
@@ -1138,7 +1128,7 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 	{
 		SubsetEdge *a = &cfg->edges[list_nth_int(pl->seed_edges[ti], i)];
 
-		if (e != NULL && SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
+		if (SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
 			a->type_col.attnums[0] == e->type_col.attnums[0])
 			continue;
 		appendStringInfoString(buf, " AND (");
@@ -1152,47 +1142,8 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 			planner_append_type_cond(buf, alias, a);
 			appendStringInfoChar(buf, ')');
 		}
-		else if (depth == 0)
-			append_parent_undecided(pl, buf, alias, a);
 		appendStringInfoChar(buf, ')');
 	}
-}
-
-/*
- * append_parent_undecided
- *		Appends " OR EXISTS (<the parent row that edge a of the row of alias
- *		points at is undecided>)" when a's parent is chosen through arms
- *		(SEED_PATH, not in slices): a row of the parent whose every arm
- *		leaves it undecided is nobody's, so it does not decide the child
- *		row.  The parent row is looked up by its referenced key (an index
- *		probe per candidate row).  Nothing for other parents: the target's
- *		rows, a cascade's or a reverse_scope's are all decided.
- */
-static void
-append_parent_undecided(Planner *pl, StringInfo buf, const char *alias,
-						SubsetEdge *a)
-{
-	SubsetConfig *cfg = pl->cfg;
-	SubsetTable *pt = &cfg->tables[a->parent];
-	int			k;
-
-	if (pl->kind[a->parent] != SEED_PATH || pl->batched[a->parent] ||
-		pl->seed_edges[a->parent] == NIL || pt->filter != NULL)
-		return;
-	appendStringInfo(buf, " OR EXISTS (SELECT FROM %s AS exwiw_u WHERE ",
-					 subset_relation_sql(pt));
-	for (k = 0; k < a->fk.n; k++)
-	{
-		if (k > 0)
-			appendStringInfoString(buf, " AND ");
-		subset_append_eq(buf, psprintf("exwiw_u.%s", quote_identifier(a->ref.names[k])),
-						 a->ref.typids[k],
-						 psprintf("%s.%s", alias, quote_identifier(a->fk.names[k])),
-						 a->fk.typids[k]);
-	}
-	append_undecided_before(pl, buf, "exwiw_u", a->parent,
-							list_length(pl->seed_edges[a->parent]), 1);
-	appendStringInfoChar(buf, ')');
 }
 
 /*
@@ -1273,7 +1224,7 @@ planner_build_seed(Planner *pl, int ti)
 						appendStringInfoString(&p, " AND ");
 						planner_append_type_cond(&p, alias, e);
 					}
-					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc), 0);
+					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc));
 					parts = lappend(parts, p.data);
 					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
