@@ -70,6 +70,8 @@ struct ExwiwWriter
 						uint64 rowno);
 	void		(*between) (ExwiwWriter *w, StringInfo buf, uint64 next_rowno);
 	void		(*finish) (ExwiwWriter *w, StringInfo buf, uint64 nrows);
+	/* end a piece that is not the last (split_rows); NULL: as finish */
+	void		(*finish_piece) (ExwiwWriter *w, StringInfo buf, uint64 nrows);
 };
 
 /* Opaque streaming state, see stream.c. */
@@ -124,6 +126,8 @@ extern ExwiwStream *exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 extern text *exwiw_stream_next(ExwiwStream *stream);
 extern void exwiw_stream_close(ExwiwStream *stream);
 extern uint64 exwiw_stream_rows(ExwiwStream *stream);
+extern int	exwiw_stream_piece(ExwiwStream *stream);
+extern void exwiw_stream_set_split_rows(ExwiwStream *stream, int64 split_rows);
 extern bool exwiw_error_is_plain(int sqlerrcode);
 extern void exwiw_withhold_error(MemoryContext cxt, const char *table,
 								 const char *masked_columns, const char *keys);
