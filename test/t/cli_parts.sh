@@ -25,9 +25,9 @@ CREATE TABLE shops (id bigserial PRIMARY KEY, name text NOT NULL);
 CREATE TABLE orders (id bigserial PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shops,
 	note text, amount numeric, at timestamptz);
 CREATE INDEX ON orders (shop_id);
-CREATE TABLE order_lines (id bigserial PRIMARY KEY, order_id bigint NOT NULL REFERENCES orders,
+CREATE TABLE refunds (id bigserial PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shops,
 	qty int CHECK (qty > 0));
-CREATE INDEX ON order_lines (order_id);
+CREATE INDEX ON refunds (shop_id);
 CREATE TABLE notes (id bigserial PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shops, body text);
 CREATE INDEX ON notes (shop_id);
 '
@@ -50,7 +50,7 @@ INSERT INTO orders (shop_id, note, amount, at)
 SELECT CASE WHEN g <= 5 THEN 3 ELSE 1 + g % 2 END, E'order ''' || g, g / 7.0,
 	timestamptz '2024-01-01 00:00:00+00' + g * interval '1 minute'
 FROM generate_series(1, 60000) g;
-INSERT INTO order_lines (order_id, qty) SELECT 1 + g % 60000, 1 + g % 5 FROM generate_series(1, 3000) g;
+INSERT INTO refunds (shop_id, qty) SELECT 1 + g % 3, 1 + g % 5 FROM generate_series(1, 3000) g;
 ANALYZE;
 SQL
 exwiw schema generate --from-db --dbname=cli_parts --schema-dir="$work/schema" >/dev/null
@@ -118,8 +118,8 @@ else
 	not_ok "--split-rows=$N: load failed ($bad), a part over $N rows ($over), $nparts parts, setval in: $setvals"
 fi
 diff=0
-for t in shops orders order_lines notes; do
-	psql -X -q -v ON_ERROR_STOP=1 -d cli_parts_split -c "DROP TABLE IF EXISTS whole_$t" -c "CREATE TABLE whole_$t (LIKE $t)"
+for t in shops orders refunds notes; do
+	psql -X -q -v ON_ERROR_STOP=1 -d cli_parts_split -c "CREATE TABLE whole_$t (LIKE $t)"
 	psql -X -q -d cli_parts_whole -c "COPY $t TO STDOUT" | psql -X -q -v ON_ERROR_STOP=1 -d cli_parts_split -c "COPY whole_$t FROM STDIN"
 	d=$(psql -X -At -d cli_parts_split -c "SELECT count(*) FROM ((TABLE $t EXCEPT ALL TABLE whole_$t) UNION ALL (TABLE whole_$t EXCEPT ALL TABLE $t)) d")
 	diff=$((diff + d))
@@ -134,7 +134,7 @@ fi
 
 # N larger than every table; the empty table has no file
 x --target-table=shops --ids=1,2 --split-rows=1000000 -o "$work/big"
-if [ "$(ls "$work/big" | sed 's/^insert-[0-9]*-//' | paste -sd' ')" = "shops.part1.sql orders.part1.sql order_lines.part1.sql" ] &&
+if [ "$(ls "$work/big" | sed 's/^insert-[0-9]*-//' | paste -sd' ')" = "shops.part1.sql orders.part1.sql refunds.part1.sql" ] &&
 	for f in "$work"/big/*; do cmp -s "$f" "$work/insert.1/$(basename "$f" | sed 's/\.part1//')" || exit 1; done; then
 	ok "--split-rows larger than every table: one .part1 file per table, the whole file's bytes; the empty table has none"
 else
@@ -146,7 +146,7 @@ x --target-table=shops --ids=3 --split-rows=1 -o "$work/one"
 x --target-table=shops --ids=3 -o "$work/one.whole"
 x --target-table=shops --ids=3 --split-rows=1 --output-format=jsonl -j 2 -o "$work/onej"
 x --target-table=shops --ids=3 --output-format=jsonl -o "$work/onej.whole"
-psql -X -q -d cli_parts_split -c "TRUNCATE shops, orders, order_lines, notes"
+psql -X -q -d cli_parts_split -c "TRUNCATE shops, orders, refunds, notes"
 bad=0
 for f in $(ls "$work/one" | LC_ALL=C sort); do
 	psql -X -q -v ON_ERROR_STOP=1 -U cli_parts_loader -d cli_parts_split -f "$work/one/$f" >/dev/null || bad=1
@@ -165,8 +165,8 @@ fi
 expect_error "--split-rows=0" 'must be a positive integer' x --target-table=shops --ids=1 --split-rows=0 -o "$work/e"
 expect_error "--split-rows=-3" 'must be a positive integer' x --target-table=shops --ids=1 --split-rows=-3 -o "$work/e"
 expect_error "--split-rows=abc" 'an integer is expected' x --target-table=shops --ids=1 --split-rows=abc -o "$work/e"
-if psql -X -At -c "SELECT count(*) FROM exwiw_export('shops', '{1}', NULL, allow_undecided => true, split_rows => 0)" 2>&1 |
-	grep -q 'split_rows must be positive'; then
+out=$(psql -X -At -c "SELECT count(*) FROM exwiw_export('shops', '{1}', NULL, allow_undecided => true, split_rows => 0)" 2>&1 || true)
+if grep -q 'split_rows must be positive' <<<"$out"; then
 	ok "exwiw_export(split_rows => 0) is an error"
 else
 	not_ok "exwiw_export(split_rows => 0) is not an error"
