@@ -21,9 +21,11 @@
 # Cold: one shop exported warm (twice, the second timed), then cold: the
 # cluster restarted (shared buffers empty) and the OS page cache dropped
 # (echo 3 > /proc/sys/vm/drop_caches), for several shops, each with the
-# server's defaults and with exwiw.row_set_io_concurrency (the bitmap heap
-# scans it asks the row-set and file queries to use, with that many reads
-# in flight).  Goal: cold <= 5x warm.
+# server's defaults and with exwiw.io_concurrency = 64 (bitmap heap scans
+# instead of index scans for the row-set and file queries, with 64 reads in
+# flight); COLD_CONFS="SET ...|SET ..." compares other settings.  Each
+# export is a new psql session (a cold one must be), with the config
+# computed once beforehand.  Goal: cold <= 5x warm.
 #
 #   The Ruby client's modes (belongs_to walk, scope_column, batch_scope):
 #   the same bytes, their times and peak backend memory; see below.
@@ -138,7 +140,7 @@ cold_bench() {
 	local s conf ms_warm ms_cold
 	export_one() {
 		psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET search_path = shop, public" -c "$1" -c "\\timing on" \
-			-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', '{$2}', allow_undecided => true) AS e) s" |
+			-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', '{$2}', (SELECT cfg FROM public.cold_cfg), allow_undecided => true) AS e) s" |
 			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 	}
 	printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -156,9 +158,13 @@ cold_bench() {
 	done
 }
 # the settings compared (COLD_CONFS: "|"-separated SET commands)
-IFS='|' read -r -a cold_confs <<<"${COLD_CONFS:-SET exwiw.row_set_io_concurrency = 0|SET exwiw.row_set_io_concurrency = 64}"
+IFS='|' read -r -a cold_confs <<<"${COLD_CONFS:-SET exwiw.io_concurrency = 0|SET exwiw.io_concurrency = 64}"
 if [ $cold_only -eq 1 ]; then
 	psql -X -q -c "CREATE INDEX ON shop.transactions (order_id)" -c "ANALYZE shop.transactions"
+	# the config computed once: the export reads the tenant's rows, not the
+	# catalog inference's
+	psql -X -q -c "SET search_path = shop, public" -c "SET client_min_messages = warning" \
+		-c "CREATE TABLE public.cold_cfg AS SELECT exwiw_config_from_catalog() AS cfg"
 	cold_bench
 	exwiw_cluster_stop
 	exit 0

@@ -103,6 +103,8 @@ typedef struct ExwiwQuery
 	const char *context;
 	int			part;
 	int			parts;
+	bool		prefetch;		/* a subset export's query: planned and
+								 * started under exwiw_pin_io_settings() */
 } ExwiwQuery;
 
 /* ident.c */
@@ -113,6 +115,7 @@ extern int	exwiw_pin_output_settings(void);
 extern void exwiw_restore_settings(int nestlevel);
 extern int	exwiw_pin_search_path(void);
 extern int	exwiw_pin_serial(void);
+extern int	exwiw_pin_io_settings(void);
 
 /* query_check.c */
 extern void exwiw_check_statements(int nstatements);
@@ -212,6 +215,7 @@ extern void exwiw_refuse_pushed_down(const char *funcname);
 extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname);
 extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
+extern int	exwiw_io_concurrency;
 
 /* file_name.c */
 extern char *exwiw_file_name(int seq, int width, const char *table,

@@ -436,6 +436,7 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	PlannedStmt *stmt;
 	ListCell   *lc;
 	int			nest = -1;
+	int			io = -1;
 	ErrorContextCallback qerrcb;
 
 	if (q->enrs != NIL)
@@ -449,6 +450,8 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	qerrcb.arg = (void *) q->sql;
 	qerrcb.previous = error_context_stack;
 	error_context_stack = &qerrcb;
+	if (q->prefetch)
+		io = exwiw_pin_io_settings();
 	if (q->pin_search_path)
 		nest = exwiw_pin_search_path();
 	raw = pg_parse_query(q->sql);
@@ -479,6 +482,9 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 		CurrentResourceOwner = save_owner;
 	}
 	PG_END_TRY();
+	/* the scans read effective_io_concurrency at their start: done now */
+	if (io >= 0)
+		exwiw_restore_settings(io);
 	return s->qd->tupDesc;
 }
 
