@@ -14,7 +14,9 @@
 # - edge cases: N larger than every table (one .part1 file per table), an
 #   empty table (no file), N=1 (one row per file), JSON Lines parts that
 #   concatenate to the whole file; invalid N is an error that leaves
-#   nothing behind, on the client and on the server.
+#   nothing behind, on the client and on the server;
+# - exwiw.io_concurrency=64 (bitmap heap scans with reads in flight) gives
+#   the same directory.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/cli/lib.sh"
@@ -67,6 +69,14 @@ for fmt in insert copy jsonl; do
 		not_ok "export --output-format=$fmt -j 2: differs from -j 1, or no parts ($(grep -c 'split into\|joined' "$work/log" || true) log lines)"
 	fi
 done
+
+# exwiw.io_concurrency (bitmap heap scans, reads in flight): the same bytes
+PGOPTIONS='-c exwiw.io_concurrency=64' x --target-table=shops --ids=1,2 -j 2 -o "$work/io"
+if same_dirs "$work/insert.1" "$work/io"; then
+	ok "exwiw.io_concurrency=64: the same directory"
+else
+	not_ok "exwiw.io_concurrency=64 changes the files"
+fi
 
 # exwiw dump --table -j 2: one file in two parts
 for fmt in sql copy jsonl; do
