@@ -17,7 +17,8 @@
 # against -j 2 (the client reads its two parts and joins them).  Then the
 # 1,000-shop tenant export (bench/cli.sh's data: every shop) with the
 # client, -j 1 against -j 2 (large files dealt as parts where the model
-# says so), with the client's peak memory (GNU time's maximum RSS).  Best
+# says so; and without parts, EXWIW_PARTS=off), with the client's peak
+# memory (GNU time's maximum RSS).  Best
 # of EXWIW_BENCH_RUNS (default 2), alternating; prints the machine's load
 # (uptime) before and after.  EXWIW_BENCH_TENANT=0 skips the tenant part.
 source "$(dirname "$0")/common.sh"
@@ -207,12 +208,15 @@ echo "# tenant load before: $(uptime)"
 for ((r = 0; r < runs; r++)); do
 	timed "tenant 1" tenant 1
 	timed "tenant 2" tenant 2
+	EXWIW_PARTS=off timed "tenant 2, whole files" tenant 2
 done
 echo "# tenant load after: $(uptime)"
 exwiw --target-table=shops --ids="$all_ids" --schema-dir="$out/schema" --allow-undecided \
 	-j 2 -o "$out/t2" --force --quiet --log-level=debug 2>&1 | grep -E 'split into|joined|dealt' | sed 's/^/# /'
 diff -r "$out/t1" "$out/t2" >/dev/null && echo "# tenant: -j 2 = -j 1, byte for byte" || echo "# tenant: -j 2 DIFFERS FROM -j 1"
 printf '\n| 1,000-shop tenant export | -j 1 | -j 2 | speed-up | client max RSS -j 1 / -j 2 |\n| --- | ---: | ---: | ---: | ---: |\n'
+printf '| every shop, -j 2 without parts (EXWIW_PARTS=off) | | %s s | %s× | |\n' "${best["tenant 2, whole files"]}" \
+	"$(awk -v a="${best["tenant 1"]}" -v b="${best["tenant 2, whole files"]}" 'BEGIN { printf "%.2f", a / b }')"
 printf '| every shop | %s s | %s s | %s× | %.1f MB / %.1f MB |\n' "${best["tenant 1"]}" "${best["tenant 2"]}" \
 	"$(awk -v a="${best["tenant 1"]}" -v b="${best["tenant 2"]}" 'BEGIN { printf "%.2f", a / b }')" \
 	"$(awk -v k="${rss[1]}" 'BEGIN { print k / 1024 }')" "$(awk -v k="${rss[2]}" 'BEGIN { print k / 1024 }')"

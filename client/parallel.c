@@ -45,7 +45,8 @@
  * standby refuses), so a part's cost counts its sets in full, not shared
  * with the worker's other files: the deal splits a file across workers
  * only where that still pays.  Parts that all land on one worker are
- * joined back into the whole file (plan_join_parts).
+ * joined back into the whole file (plan_join_parts).  EXWIW_PARTS=off
+ * deals whole files only, for measuring the parts against them.
  *
  * Sizes are scaled by the share of the target's rows the ids select (ids
  * / the target's reltuples), except for tables the plan exports in full;
@@ -617,9 +618,10 @@ plan_split_files(ExportPlan *plan, int jobs)
 	int			i,
 				k;
 
-	/* a deal by hand (EXWIW_DEAL) names whole files */
+	/* a deal by hand (EXWIW_DEAL) names whole files; EXWIW_PARTS=off */
 	if (jobs <= 1 || plan->nfiles <= 0 ||
-		(getenv("EXWIW_DEAL") != NULL && getenv("EXWIW_DEAL")[0] != '\0'))
+		(getenv("EXWIW_DEAL") != NULL && getenv("EXWIW_DEAL")[0] != '\0') ||
+		(getenv("EXWIW_PARTS") != NULL && strcmp(getenv("EXWIW_PARTS"), "off") == 0))
 		return plan;
 	for (i = 0; i < plan->nfiles; i++)
 		total += plan->files[i].cost;
