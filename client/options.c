@@ -994,6 +994,8 @@ check_options(CliOptions *opts)
 			appendStringInfoString(&s, ", --parallel-workers");
 		if (opts->with_schema)
 			appendStringInfoString(&s, ", --with-schema");
+		if (opts->split_rows != -1)
+			appendStringInfoString(&s, ", --split-rows");
 		if (s.len > 0)
 		{
 			pg_log_error("the following options are not applicable in 'explain' subcommand: %s", s.data + 2);

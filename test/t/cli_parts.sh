@@ -175,6 +175,8 @@ fi
 expect_error "--split-rows=0" 'must be a positive integer' x --target-table=shops --ids=1 --split-rows=0 -o "$work/e"
 expect_error "--split-rows=-3" 'must be a positive integer' x --target-table=shops --ids=1 --split-rows=-3 -o "$work/e"
 expect_error "--split-rows=abc" 'an integer is expected' x --target-table=shops --ids=1 --split-rows=abc -o "$work/e"
+expect_error "explain --split-rows" 'not applicable in .explain. subcommand: --split-rows' \
+	exwiw explain --dbname=cli_parts --schema-dir="$work/schema" --target-table=shops --ids=1 --split-rows=5
 out=$(psql -X -At -c "SELECT count(*) FROM exwiw_export('shops', '{1}', NULL, allow_undecided => true, split_rows => 0)" 2>&1 || true)
 if grep -q 'split_rows must be positive' <<<"$out"; then
 	ok "exwiw_export(split_rows => 0) is an error"
