@@ -108,30 +108,33 @@ static const Oid param_types[8] = {
 /*
  * export_call
  *		One exwiw_export() call of a worker's statement, as a SELECT of
- *		(file_name, chunk): files and the part arguments as SQL text, and
- *		what the file names get appended (a string literal, or NULL).
+ *		(file_name, chunk): files as SQL text, the part arguments (only
+ *		when part > 0), split_rows (only when split is not NULL), and what
+ *		the file names get appended (a string literal, or NULL).  A call
+ *		without parts or split_rows names no argument that 1.1's first
+ *		declarations lacked.
  */
 static void
 export_call(StringInfo buf, const char *nsp, const char *files,
 			int part, int parts, const char *split, const char *suffix)
 {
-	char	   *p = part > 0 ? psprintf("%d", part) : pg_strdup("NULL");
-	char	   *n = parts > 0 ? psprintf("%d", parts) : pg_strdup("NULL");
-
 	appendStringInfo(buf,
-					 "SELECT (e).file_name%s%s, (e).chunk FROM (SELECT %s.exwiw_export($1, $2, $3, $4, $5, %s, $7, "
-					 "part => %s, parts => %s, allow_missing_ids => $8, split_rows => %s) AS e) s",
+					 "SELECT (e).file_name%s%s, (e).chunk FROM (SELECT %s.exwiw_export($1, $2, $3, $4, $5, %s, $7",
 					 suffix ? " OPERATOR(pg_catalog.||) " : "", suffix ? suffix : "",
-					 nsp, files, p, n, split);
-	pg_free(p);
-	pg_free(n);
+					 nsp, files);
+	if (part > 0)
+		appendStringInfo(buf, ", part => %d, parts => %d", part, parts);
+	appendStringInfoString(buf, ", allow_missing_ids => $8");
+	if (split != NULL)
+		appendStringInfo(buf, ", split_rows => %s", split);
+	appendStringInfoString(buf, ") AS e) s");
 }
 
 /*
  * worker_query
  *		The statement of worker w: its whole files ($6), when whole is set,
  *		then each of its parts of files, UNION ALL, in file order.  Every
- *		call passes split_rows => split (SQL text).
+ *		call passes split_rows => split (SQL text) unless split is NULL.
  */
 static char *
 worker_query(const char *nsp, const ExportPlan *parts, int w, bool whole,
@@ -427,7 +430,7 @@ run_export(CliOptions *opts)
 		pg_free(set);
 	}
 
-	split = opts->split_rows != -1 ? psprintf("%ld", opts->split_rows) : pg_strdup("NULL");
+	split = opts->split_rows != -1 ? psprintf("%ld", opts->split_rows) : NULL;
 	for (i = 0; i < jobs; i++)
 	{
 		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;
