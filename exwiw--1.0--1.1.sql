@@ -78,13 +78,14 @@ CREATE FUNCTION exwiw_export(
 	ids_by_space jsonb DEFAULT NULL,
 	part integer DEFAULT NULL,
 	parts integer DEFAULT NULL,
-	allow_missing_ids boolean DEFAULT false)
+	allow_missing_ids boolean DEFAULT false,
+	split_rows integer DEFAULT NULL)
 RETURNS TABLE(file_name text, chunk text)
 AS 'MODULE_PATHNAME', 'exwiw_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, integer, integer, boolean) IS
-'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot; part => k, parts => n: the k-th of n parts of each file';
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, integer, integer, boolean, integer) IS
+'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot; part => k, parts => n: the k-th of n parts of each file; split_rows => n: files of at most n rows (insert-NNN-<table>.partK.sql), each loading on its own';
 
 CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
 RETURNS text

@@ -13,12 +13,18 @@
 # COPY (query) TO STDOUT runs, one psql session and two on one exported
 # snapshot: the limit (the server's own text output, no framing)
 # and one whole file against its two parts (part => k, parts => 2) read by
-# two sessions on one snapshot.  Best of EXWIW_BENCH_RUNS (default 3),
-# alternating; prints the machine's load (uptime) before and after.
+# two sessions on one snapshot; exwiw dump of the table as one file, -j 1
+# against -j 2 (the client reads its two parts and joins them).  Then the
+# 1,000-shop tenant export (bench/cli.sh's data: every shop) with the
+# client, -j 1 against -j 2 (large files dealt as parts where the model
+# says so; and without parts, EXWIW_PARTS=off), with the client's peak
+# memory (GNU time's maximum RSS).  Best
+# of EXWIW_BENCH_RUNS (default 2), alternating; prints the machine's load
+# (uptime) before and after.  EXWIW_BENCH_TENANT=0 skips the tenant part.
 source "$(dirname "$0")/common.sh"
 rows=${1:-1000000}
 files=${2:-100}
-runs=${EXWIW_BENCH_RUNS:-3}
+runs=${EXWIW_BENCH_RUNS:-2}
 bench_cluster
 PATH=$EXWIW_BIN:$PATH
 export PGDATABASE=${PGDATABASE:-postgres}
@@ -69,6 +75,12 @@ with_snapshot() {
 	echo "COMMIT;" >&"${HOLD[1]}"
 	echo '\q' >&"${HOLD[1]}"
 	wait "$HOLD_PID" 2>/dev/null || true
+}
+
+# one_run FORMAT JOBS: exwiw dump of the whole table into one file
+one_run() {
+	rm -rf "${out:?}/o_$1_$2"
+	exwiw dump --table=bench_par --format="$1" -j "$2" -q -o "$out/o_$1_$2"
 }
 
 # dump_run FORMAT JOBS: exwiw dump of the whole table into FILES files
@@ -132,6 +144,8 @@ for ((r = 0; r < runs; r++)); do
 	for fmt in jsonl sql; do
 		timed "$fmt whole 1" with_snapshot 1 parts_run "$fmt"
 		timed "$fmt whole 2" with_snapshot 2 parts_run "$fmt"
+		timed "$fmt one file 1" one_run "$fmt" 1
+		timed "$fmt one file 2" one_run "$fmt" 2
 	done
 done
 echo "# load after: $(uptime)"
@@ -149,7 +163,13 @@ done
 	echo "# exwiw dump wrote $files JSON Lines files and $files SQL files"
 printf '\n%d rows, %d files of %d rows, best of %d\n\n' "$rows" "$files" $((rows / files)) "$runs"
 printf '| %s | %s | %s | %s |\n| --- | ---: | ---: | ---: |\n' "path" "1 connection" "2 connections" "speed-up"
-for p in "jsonl" "sql" "copy" "jsonl whole" "sql whole"; do
+for fmt in jsonl sql; do
+	cmp -s "$out/o_${fmt}_1/insert-001-bench_par.$([ $fmt = jsonl ] && echo jsonl || echo sql)" \
+		"$out/o_${fmt}_2/insert-001-bench_par.$([ $fmt = jsonl ] && echo jsonl || echo sql)" &&
+		echo "# exwiw dump --format=$fmt, one file: -j 2 (two parts, joined) = -j 1, byte for byte" ||
+		echo "# exwiw dump --format=$fmt, one file: -J 2 DIFFERS FROM -j 1"
+done
+for p in "jsonl" "sql" "copy" "jsonl whole" "sql whole" "jsonl one file" "sql one file"; do
 	# jsonl, sql: exwiw dump -j 1 / -j 2; copy: COPY runs; whole: one file, 1 or 2 parts
 	a=${best["$p 1"]} b=${best["$p 2"]}
 	printf '| %s | %s s | %s s | %s× |\n' "$p" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
@@ -159,3 +179,44 @@ for n in 1 2; do
 		"$(awk -v a="${best["jsonl $n"]}" -v b="${best["copy $n"]}" 'BEGIN { printf "%.2f", a / b }')" \
 		"$(awk -v a="${best["sql $n"]}" -v b="${best["copy $n"]}" 'BEGIN { printf "%.2f", a / b }')"
 done
+
+[ "${EXWIW_BENCH_TENANT:-1}" = 1 ] || exit 0
+# the 1,000-shop tenant export, every shop, with the client
+echo "# loading 1,000 shops (test/subset/fixture.sql, bench/shops_1000.sql)"
+root=$(cd "$(dirname "$0")/.." && pwd)
+psql -X -q -v ON_ERROR_STOP=1 -f "$root/test/subset/fixture.sql" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 -f "$root/bench/shops_1000.sql" >/dev/null
+psql -X -q -c "CREATE INDEX ON shop.transactions (order_id)" -c "ANALYZE shop.transactions"
+export PGOPTIONS='-c search_path=shop,public -c client_min_messages=warning'
+rm -rf "$out/schema"
+exwiw schema generate --from-db --schema-dir="$out/schema" >/dev/null
+all_ids=$(psql -X -At -c "SELECT string_agg(id::text, ',' ORDER BY id) FROM shop.shops")
+declare -A rss
+# tenant JOBS: the export, timed, with the client's peak RSS (kB)
+tenant() {
+	/usr/bin/time -f '%M' -o "$out/rss.txt" \
+		exwiw --target-table=shops --ids="$all_ids" --schema-dir="$out/schema" --allow-undecided \
+		-j "$1" -o "$out/t$1" --force --quiet
+	local kb
+	kb=$(cat "$out/rss.txt")
+	if [ -z "${rss[$1]:-}" ] || [ "$kb" -gt "${rss[$1]}" ]; then
+		rss[$1]=$kb
+	fi
+}
+tenant 1 # warm-up
+echo "# tenant load before: $(uptime)"
+for ((r = 0; r < runs; r++)); do
+	timed "tenant 1" tenant 1
+	timed "tenant 2" tenant 2
+	EXWIW_PARTS=off timed "tenant 2, whole files" tenant 2
+done
+echo "# tenant load after: $(uptime)"
+exwiw --target-table=shops --ids="$all_ids" --schema-dir="$out/schema" --allow-undecided \
+	-j 2 -o "$out/t2" --force --quiet --log-level=debug 2>&1 | grep -E 'split into|joined|dealt' | sed 's/^/# /'
+diff -r "$out/t1" "$out/t2" >/dev/null && echo "# tenant: -j 2 = -j 1, byte for byte" || echo "# tenant: -j 2 DIFFERS FROM -j 1"
+printf '\n| 1,000-shop tenant export | -j 1 | -j 2 | speed-up | client max RSS -j 1 / -j 2 |\n| --- | ---: | ---: | ---: | ---: |\n'
+printf '| every shop, -j 2 without parts (EXWIW_PARTS=off) | | %s s | %s× | |\n' "${best["tenant 2, whole files"]}" \
+	"$(awk -v a="${best["tenant 1"]}" -v b="${best["tenant 2, whole files"]}" 'BEGIN { printf "%.2f", a / b }')"
+printf '| every shop | %s s | %s s | %s× | %.1f MB / %.1f MB |\n' "${best["tenant 1"]}" "${best["tenant 2"]}" \
+	"$(awk -v a="${best["tenant 1"]}" -v b="${best["tenant 2"]}" 'BEGIN { printf "%.2f", a / b }')" \
+	"$(awk -v k="${rss[1]}" 'BEGIN { print k / 1024 }')" "$(awk -v k="${rss[2]}" 'BEGIN { print k / 1024 }')"

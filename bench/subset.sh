@@ -15,6 +15,17 @@
 # the fixture leaves unindexed, and creates the index it suggests.
 #
 #   bench/subset.sh --scale    only the scale part (below)
+#   bench/subset.sh --cold     only one tenant, cold and warm (below); as
+#                              root, since it drops the OS page cache
+#
+# Cold: one shop exported warm (twice, the second timed), then cold: the
+# cluster restarted (shared buffers empty) and the OS page cache dropped
+# (echo 3 > /proc/sys/vm/drop_caches), for several shops, each with the
+# server's defaults and with exwiw.io_concurrency = 64 (bitmap heap scans
+# instead of index scans for the row-set and file queries, with 64 reads in
+# flight); COLD_CONFS="SET ...|SET ..." compares other settings.  Each
+# export is a new psql session (a cold one must be), with the config
+# computed once beforehand.  Goal: cold <= 5x warm.
 #
 #   The Ruby client's modes (belongs_to walk, scope_column, batch_scope):
 #   the same bytes, their times and peak backend memory; see below.
@@ -30,7 +41,9 @@ source "$(dirname "$0")/../test/lib.sh"
 cd "$EXWIW_ROOT"
 
 scale_only=0
+cold_only=0
 [ "${1:-}" = "--scale" ] && scale_only=1
+[ "${1:-}" = "--cold" ] && cold_only=1
 
 dir=/tmp/subset-bench
 rm -rf "$dir"
@@ -121,6 +134,41 @@ psql -X -q -v ON_ERROR_STOP=1 -f test/subset/fixture.sql >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -f bench/shops_1000.sql
 echo "data loaded in $(echo "$(now) - $t0" | bc) s"
 psql -X -c "SELECT relname, n_live_tup FROM pg_stat_user_tables WHERE schemaname = 'shop' ORDER BY relname"
+
+# cold: see the header
+cold_bench() {
+	local s conf ms_warm ms_cold
+	export_one() {
+		psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET search_path = shop, public" -c "$1" -c "\\timing on" \
+			-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', '{$2}', (SELECT cfg FROM public.cold_cfg), allow_undecided => true) AS e) s" |
+			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	}
+	printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '%-8s %-40s %10s %10s %7s\n' shop settings warm cold ratio
+	for s in 500 17 233; do
+		for conf in "${cold_confs[@]}"; do
+			export_one "$conf" "$s" >/dev/null
+			ms_warm=$(export_one "$conf" "$s")
+			exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$dir/data" -m fast -w restart -l "$dir/server.log" >/dev/null
+			sync
+			echo 3 >/proc/sys/vm/drop_caches
+			ms_cold=$(export_one "$conf" "$s")
+			printf '%-8s %-40s %7.1f ms %7.1f ms %6.1fx\n' "$s" "$conf" "$ms_warm" "$ms_cold" "$(echo "$ms_cold / $ms_warm" | bc -l)"
+		done
+	done
+}
+# the settings compared (COLD_CONFS: "|"-separated SET commands)
+IFS='|' read -r -a cold_confs <<<"${COLD_CONFS:-SET exwiw.io_concurrency = 0|SET exwiw.io_concurrency = 64}"
+if [ $cold_only -eq 1 ]; then
+	psql -X -q -c "CREATE INDEX ON shop.transactions (order_id)" -c "ANALYZE shop.transactions"
+	# the config computed once: the export reads the tenant's rows, not the
+	# catalog inference's
+	psql -X -q -c "SET search_path = shop, public" -c "SET client_min_messages = warning" \
+		-c "CREATE TABLE public.cold_cfg AS SELECT exwiw_config_from_catalog() AS cfg"
+	cold_bench
+	exwiw_cluster_stop
+	exit 0
+fi
 
 exwiw_log "the NOTICE for an unindexed foreign key, and the index it suggests"
 psql -X -q -c "SET search_path = shop, public" -c "SELECT count(*) FROM exwiw_plan('shops', '{500}')" 2>&1 |

@@ -21,7 +21,10 @@
  *	dump.c			the dump subcommand: one table or query into files of
  *					N rows, on one snapshot, with one connection or several
  *	parallel.c		the plan as the client sees it (files, row sets,
- *					sizes), and the files dealt to the workers
+ *					sizes), the largest files split into parts, and the
+ *					files and parts dealt to the workers
+ *	parts.c			the parts of a file, written by several workers,
+ *					joined in order into the file
  *	stream.c		one connection's stream of (file, chunk) rows into
  *					files, many connections multiplexed
  *	outdir.c		the output directory: temporary directory, fsync,
@@ -380,6 +383,8 @@ typedef struct PlanFile
 	int			nneed;
 	int		   *need;			/* the sets it needs, transitively */
 	int			worker;
+	int			part;			/* part of parts of the file, or 0 */
+	int			parts;
 } PlanFile;
 
 typedef struct ExportPlan
@@ -394,6 +399,17 @@ extern ExportPlan *plan_export(PGconn *conn, const char *nsp,
 							   const char *const *params, int nids,
 							   const char *target);
 extern int	deal_files(ExportPlan *plan, int jobs);
+extern ExportPlan *plan_split_files(ExportPlan *plan, int jobs);
+extern void plan_join_parts(ExportPlan *plan);
+
+/* ---------------------------------------------------------------- */
+/* parts.c: the parts of a file, written by several workers, joined   */
+/* ---------------------------------------------------------------- */
+
+/* what a worker's file name of a part ends with, before the part number */
+#define PART_FILE_SUFFIX	".exwiw-part-"
+
+extern void join_part_files(void);
 
 /* ---------------------------------------------------------------- */
 /* progress.c                                                         */

@@ -19,7 +19,10 @@
  * A table's files are key ranges of its single-column primary key: one
  * pass (row_number() over the key) on the snapshot gives each file's first
  * and last key, so that every file holds at most N rows, is ordered by the
- * key, and loads by itself.  A query's files are its parts (part => k,
+ * key, and loads by itself.  Without --rows-per-file, a table with such a
+ * key is one file, and with -j N its N parts (part => k, parts => N) are
+ * read by N connections and joined (parts.c) into the file, byte for byte
+ * the file of -j 1.  A query's files are its parts (part => k,
  * parts => n, with n from a count on the snapshot), for JSON Lines only: a
  * part of an INSERT or COPY output does not load by itself.  Each part
  * counts and reads the query again up to its end, so a query's files cost
@@ -132,6 +135,7 @@ run_dump(CliOptions *opts)
 	StreamSink	sink = {0};
 	char	   *temp;
 	char	   *call;
+	bool		join_parts = false; /* the files are parts of one */
 
 	outdir_check_target(opts->output_dir, opts->force, opts->quiet, NULL);
 	setup_cancel_handler_multi();
@@ -179,10 +183,13 @@ run_dump(CliOptions *opts)
 			PQclear(res);
 			if (opts->rows_per_file == -1)
 			{
-				nfiles = 1;
-				names = pg_malloc(sizeof(char *));
-				calls = pg_malloc(sizeof(char *));
-				calls[0] = literal(conn0, psprintf("SELECT * FROM %s ORDER BY %s", table_text, key));
+				/* one file; with -j N, its N parts from N connections */
+				nfiles = jobs > 1 ? jobs : 1;
+				join_parts = jobs > 1;
+				names = pg_malloc(sizeof(char *) * (nfiles + 1));
+				calls = pg_malloc(sizeof(char *) * (nfiles + 1));
+				for (i = 0; i < nfiles; i++)
+					calls[i] = literal(conn0, psprintf("SELECT * FROM %s ORDER BY %s", table_text, key));
 			}
 			else
 			{
@@ -239,7 +246,7 @@ run_dump(CliOptions *opts)
 	for (i = nfiles; i >= 10; i /= 10)
 		width++;
 	call = dump_call(opts, nsp, table_lit,
-					 opts->dump_query && opts->rows_per_file != -1 ? nfiles : 0);
+					 (opts->dump_query && opts->rows_per_file != -1) || join_parts ? nfiles : 0);
 	for (i = 0; i < nfiles; i++)
 	{
 		StringInfoData n;
@@ -251,6 +258,8 @@ run_dump(CliOptions *opts)
 		if (parts)
 			appendStringInfo(&n, ".part%0*d", width, i + 1);
 		appendStringInfo(&n, ".%s", ext);
+		if (join_parts)
+			appendStringInfo(&n, "%s%d", PART_FILE_SUFFIX, i + 1);
 		names[i] = n.data;
 	}
 	pg_log_debug("%d files", nfiles);
@@ -312,6 +321,8 @@ run_dump(CliOptions *opts)
 		sink.format = strcmp(opts->dump_format, "copy") == 0 ? EXPORT_FORMAT_COPY :
 			strcmp(opts->dump_format, "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
 		stream_run(streams, jobs, &sink);
+		if (join_parts)
+			join_part_files();
 	}
 	for (i = 0; i < jobs; i++)
 	{

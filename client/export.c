@@ -21,7 +21,15 @@
  * Shares: parallel.c deals the files so that the largest worker's work is
  * smallest, counting the row sets each worker must compute for its files
  * as well as the files themselves, with sizes from the catalog.  The same
- * estimates feed the progress display.
+ * estimates feed the progress display.  A large file may be dealt as parts
+ * (part => k, parts => n) to several workers: a worker's statement is then
+ * its whole files' call followed, UNION ALL, by one call per part, whose
+ * file names get ".exwiw-part-k" appended; parts.c joins them, in order,
+ * into the file, byte for byte the file of -j 1.
+ *
+ * --split-rows=N: every call gets split_rows => N, and the server writes
+ * each file as files of at most N rows, insert-NNN-<table>.partK.sql, each
+ * loading on its own.  Files are then dealt whole (never in parts).
  *
  * --with-schema: pg_dump --schema-only runs as a child, on the same
  * snapshot (--snapshot), while the data streams; its output is made
@@ -82,6 +90,83 @@ share_literal(const ExportStream *s)
 	for (i = 0; i < s->nshare; i++)
 		appendStringInfo(&buf, "%s%d", i ? "," : "", s->share[i]);
 	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+/* The types of the export call's parameters $1 .. $8. */
+static const Oid param_types[8] = {
+	25,							/* text: target */
+	1009,						/* text[]: ids */
+	3802,						/* jsonb: config */
+	25,							/* text: format */
+	16,							/* bool: allow_undecided */
+	1007,						/* int4[]: files */
+	3802,						/* jsonb: ids_by_space */
+	16							/* bool: allow_missing_ids */
+};
+
+/*
+ * export_call
+ *		One exwiw_export() call of a worker's statement, as a SELECT of
+ *		(file_name, chunk): files as SQL text, the part arguments (only
+ *		when part > 0), split_rows (only when split is not NULL), and what
+ *		the file names get appended (a string literal, or NULL).  A call
+ *		without parts or split_rows names no argument that 1.1's first
+ *		declarations lacked.
+ */
+static void
+export_call(StringInfo buf, const char *nsp, const char *files,
+			int part, int parts, const char *split, const char *suffix)
+{
+	appendStringInfo(buf,
+					 "SELECT (e).file_name%s%s, (e).chunk FROM (SELECT %s.exwiw_export($1, $2, $3, $4, $5, %s, $7",
+					 suffix ? " OPERATOR(pg_catalog.||) " : "", suffix ? suffix : "",
+					 nsp, files);
+	if (part > 0)
+		appendStringInfo(buf, ", part => %d, parts => %d", part, parts);
+	appendStringInfoString(buf, ", allow_missing_ids => $8");
+	if (split != NULL)
+		appendStringInfo(buf, ", split_rows => %s", split);
+	appendStringInfoString(buf, ") AS e) s");
+}
+
+/*
+ * worker_query
+ *		The statement of worker w: its whole files ($6), when whole is set,
+ *		then each of its parts of files, UNION ALL, in file order.  Every
+ *		call passes split_rows => split (SQL text) unless split is NULL.
+ */
+static char *
+worker_query(const char *nsp, const ExportPlan *parts, int w, bool whole,
+			 const char *split)
+{
+	StringInfoData buf;
+	int			i;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	if (whole)
+	{
+		export_call(&buf, nsp, "$6", 0, 0, split, NULL);
+		first = false;
+	}
+	for (i = 0; parts != NULL && i < parts->nfiles; i++)
+	{
+		const PlanFile *f = &parts->files[i];
+		char	   *files;
+		char	   *suffix;
+
+		if (f->worker != w || f->parts == 0)
+			continue;
+		files = psprintf("'{%d}'::pg_catalog.int4[]", f->seq);
+		suffix = psprintf("'%s%d'", PART_FILE_SUFFIX, f->part);
+		if (!first)
+			appendStringInfoString(&buf, " UNION ALL ");
+		export_call(&buf, nsp, files, f->part, f->parts, split, suffix);
+		first = false;
+		pg_free(files);
+		pg_free(suffix);
+	}
 	return buf.data;
 }
 
@@ -243,6 +328,8 @@ run_export(CliOptions *opts)
 	PGresult   *res;
 	char	   *snapshot = NULL;
 	ExportPlan *plan = NULL;
+	ExportPlan *parts = NULL;	/* the plan as dealt: files and parts */
+	char	   *split;
 	int			nfiles = 0;
 	int			jobs = opts->jobs;
 	bool		show_progress = !opts->quiet && isatty(fileno(stderr)) &&
@@ -291,9 +378,22 @@ run_export(CliOptions *opts)
 	}
 	if (need_plan)
 	{
+		ExportPlan *dealt;
+
 		plan = plan_export(conn0, nsp, params, def ? def->nids : 0, opts->target_table);
 		nfiles = plan->nfiles;
-		jobs = deal_files(plan, jobs);
+		dealt = opts->split_rows == -1 ? plan_split_files(plan, jobs) : plan;
+		jobs = deal_files(dealt, jobs);
+		if (dealt != plan)
+		{
+			plan_join_parts(dealt);
+			parts = dealt;
+		}
+		else
+		{
+			/* the progress display's entries: the plan's files, dealt */
+			parts = plan;
+		}
 	}
 	else
 		jobs = 1;
@@ -306,10 +406,10 @@ run_export(CliOptions *opts)
 		{
 			int			k;
 
-			streams[i].share = pg_malloc(sizeof(int) * (nfiles + 1));
-			for (k = 0; k < nfiles; k++)
-				if (plan->files[k].worker == i)
-					streams[i].share[streams[i].nshare++] = plan->files[k].seq;
+			streams[i].share = pg_malloc(sizeof(int) * (parts->nfiles + 1));
+			for (k = 0; k < parts->nfiles; k++)
+				if (parts->files[k].worker == i && parts->files[k].parts == 0)
+					streams[i].share[streams[i].nshare++] = parts->files[k].seq;
 		}
 	}
 
@@ -330,16 +430,15 @@ run_export(CliOptions *opts)
 		pg_free(set);
 	}
 
-	sql = psprintf("SELECT (e).file_name, (e).chunk FROM (SELECT %s.exwiw_export($1, $2::pg_catalog.text[], "
-				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[], $7::pg_catalog.jsonb, "
-				   "allow_missing_ids => $8::pg_catalog.bool) AS e) s", nsp);
+	split = opts->split_rows != -1 ? psprintf("%ld", opts->split_rows) : NULL;
 	for (i = 0; i < jobs; i++)
 	{
 		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;
 
 		params[5] = share;
+		sql = worker_query(nsp, parts, i, share == NULL || streams[i].nshare > 0, split);
 		pg_log_debug("query: %s (files %s)", sql, share ? share : "all");
-		if (!PQsendQueryParams(streams[i].conn, sql, 8, NULL, params, NULL, NULL, 0) ||
+		if (!PQsendQueryParams(streams[i].conn, sql, 8, param_types, params, NULL, NULL, 0) ||
 			!PQsetSingleRowMode(streams[i].conn))
 		{
 			pg_log_error("could not send the export query: %s", PQerrorMessage(streams[i].conn));
@@ -372,6 +471,8 @@ run_export(CliOptions *opts)
 	sink.arg = &run;
 
 	stream_run(streams, jobs, &sink);
+	if (parts != plan)
+		join_part_files();
 
 	if (opts->with_schema)
 	{

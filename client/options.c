@@ -189,12 +189,12 @@ usage_export(void)
 		   "                                     --schema-only made idempotent (the Ruby client\n"
 		   "                                     always wrote it; this one writes it when asked)\n"
 		   "    -j, --parallel-workers=N         Export with N connections on one snapshot,\n"
-		   "                                     tables dealt largest first; the directory is\n"
-		   "                                     byte-identical to -j 1. (also --jobs)\n"
-		   "        --split-rows=N               Split tables into part files of N rows: not\n"
-		   "                                     supported yet (this client does not write part\n"
-		   "                                     files); a table is never split, so its\n"
-		   "                                     file stays one file, byte-identical to -j 1.\n"
+		   "                                     tables (and parts of the largest) dealt to\n"
+		   "                                     them; the directory is byte-identical to\n"
+		   "                                     -j 1. (also --jobs)\n"
+		   "        --split-rows=N               Write each table as part files of at most N\n"
+		   "                                     rows, insert-NNN-<table>.partK.sql (.jsonl),\n"
+		   "                                     each loading on its own (setval in the last)\n"
 		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
 		   "                                     have no mask, and tables that no rule ties to\n"
 		   "                                     the target, in full (refused by default)\n"
@@ -994,6 +994,8 @@ check_options(CliOptions *opts)
 			appendStringInfoString(&s, ", --parallel-workers");
 		if (opts->with_schema)
 			appendStringInfoString(&s, ", --with-schema");
+		if (opts->split_rows != -1)
+			appendStringInfoString(&s, ", --split-rows");
 		if (s.len > 0)
 		{
 			pg_log_error("the following options are not applicable in 'explain' subcommand: %s", s.data + 2);
@@ -1094,10 +1096,9 @@ check_options(CliOptions *opts)
 		exit(1);
 	}
 
-	if (opts->split_rows != -1)
+	if (opts->split_rows != -1 && (opts->split_rows < 1 || opts->split_rows > PG_INT32_MAX))
 	{
-		pg_log_error("--split-rows is not supported yet: this client does not write part files");
-		pg_log_error_hint("Use --parallel-workers to export several tables at once, or exwiw_export(..., part => k, parts => n) for part of a file.");
+		pg_log_error("--split-rows must be a positive integer (got %ld)", opts->split_rows);
 		exit(1);
 	}
 

@@ -34,6 +34,20 @@
  * it adds least, then single-file moves while they help.  Workers left
  * without files are not started.
  *
+ * Parts (plan_split_files): with -j N, a file whose own size is more
+ * than half a worker's fair share (the whole export's modelled cost over
+ * N) and whose estimated rows are at least MIN_PART_ROWS is replaced by N
+ * parts (exwiw_export(..., files => {f}, part => k, parts => N)), each of
+ * 1/N of the file's size, which the deal places like files.  A part is a
+ * call of its own, which computes every row set its file needs (the sets
+ * live in the calling statement's memory, a temporary table would be
+ * per session, and a table that every worker sees needs writes, which a
+ * standby refuses), so a part's cost counts its sets in full, not shared
+ * with the worker's other files: the deal splits a file across workers
+ * only where that still pays.  Parts that all land on one worker are
+ * joined back into the whole file (plan_join_parts).  EXWIW_PARTS=off
+ * deals whole files only, for measuring the parts against them.
+ *
  * Sizes are scaled by the share of the target's rows the ids select (ids
  * / the target's reltuples), except for tables the plan exports in full;
  * the scaled row estimates feed the progress display.
@@ -44,6 +58,9 @@
 
 /* the share of duplicated work that counts against a deal */
 #define DUPLICATED_WORK_WEIGHT 0.5
+
+/* the fewest estimated rows of a file split into parts */
+#define MIN_PART_ROWS 10000
 
 /* files up to which the deal is searched exhaustively, and for how long */
 #define EXACT_DEAL_MAX_FILES 16
@@ -259,6 +276,12 @@ add_file(DealSearch *d, int f, int w)
 	int			i;
 
 	d->assign[f] = w;
+	if (file->parts > 0)
+	{
+		/* a part is a call of its own: its sets are its own */
+		d->load[w] += file->standalone;
+		return;
+	}
 	d->load[w] += file->cost;
 	for (i = 0; i < file->nneed; i++)
 		if (cnt[file->need[i]]++ == 0)
@@ -273,6 +296,11 @@ remove_file(DealSearch *d, int f, int w)
 	int			i;
 
 	d->assign[f] = -1;
+	if (file->parts > 0)
+	{
+		d->load[w] -= file->standalone;
+		return;
+	}
 	d->load[w] -= file->cost;
 	for (i = 0; i < file->nneed; i++)
 		if (--cnt[file->need[i]] == 0)
@@ -377,7 +405,9 @@ standalone_desc(const void *a, const void *b, void *arg)
 
 	if (x->standalone != y->standalone)
 		return x->standalone > y->standalone ? -1 : 1;
-	return x->seq - y->seq;
+	if (x->seq != y->seq)
+		return x->seq - y->seq;
+	return x->part - y->part;
 }
 
 /*
@@ -569,4 +599,111 @@ deal_files(ExportPlan *plan, int jobs)
 	pg_free(d.load);
 	pg_free(d.setcount);
 	return Max(used, 1);
+}
+
+/*
+ * plan_split_files
+ *		A plan in which the files worth splitting for jobs workers (see the
+ *		file header) are replaced by jobs parts each, in file order; plan
+ *		itself when none is.  The files keep their order; a file's parts
+ *		follow each other.
+ */
+ExportPlan *
+plan_split_files(ExportPlan *plan, int jobs)
+{
+	ExportPlan *out;
+	double		total = 0;
+	double		fair;
+	int			nsplit = 0;
+	int			i,
+				k;
+
+	/* a deal by hand (EXWIW_DEAL) names whole files; EXWIW_PARTS=off */
+	if (jobs <= 1 || plan->nfiles <= 0 ||
+		(getenv("EXWIW_DEAL") != NULL && getenv("EXWIW_DEAL")[0] != '\0') ||
+		(getenv("EXWIW_PARTS") != NULL && strcmp(getenv("EXWIW_PARTS"), "off") == 0))
+		return plan;
+	for (i = 0; i < plan->nfiles; i++)
+		total += plan->files[i].cost;
+	for (i = 0; i < plan->nsets; i++)
+		total += plan->sets[i].cost;
+	fair = total / jobs;
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		PlanFile   *f = &plan->files[i];
+
+		f->parts = (f->rows >= MIN_PART_ROWS && f->cost > fair / 2) ? jobs : 0;
+		if (f->parts > 0)
+			nsplit++;
+	}
+	if (nsplit == 0)
+		return plan;
+
+	out = pg_malloc0(sizeof(ExportPlan));
+	out->nsets = plan->nsets;
+	out->sets = plan->sets;
+	out->files = pg_malloc0(sizeof(PlanFile) * (plan->nfiles + nsplit * (jobs - 1) + 1));
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		PlanFile   *f = &plan->files[i];
+
+		if (f->parts == 0)
+		{
+			out->files[out->nfiles++] = *f;
+			continue;
+		}
+		for (k = 1; k <= f->parts; k++)
+		{
+			PlanFile   *p = &out->files[out->nfiles++];
+
+			*p = *f;
+			p->part = k;
+			p->cost = f->cost / f->parts;
+			p->rows = f->rows / f->parts;
+			p->standalone = f->standalone - f->cost + p->cost;
+		}
+		pg_log_debug("file %d (%s, about %.0f rows) split into %d parts",
+					 f->seq, f->table, f->rows, f->parts);
+	}
+	return out;
+}
+
+/*
+ * plan_join_parts
+ *		After the deal: a file whose parts all went to one worker becomes
+ *		one whole file again (its first part's entry, the others dropped).
+ */
+void
+plan_join_parts(ExportPlan *plan)
+{
+	int			i = 0,
+				j,
+				o = 0;
+
+	while (i < plan->nfiles)
+	{
+		PlanFile   *f = &plan->files[i];
+		int			n = f->parts > 0 ? f->parts : 1;
+		bool		one = true;
+
+		for (j = 1; j < n; j++)
+			one &= plan->files[i + j].worker == f->worker;
+		if (f->parts > 0 && one)
+		{
+			PlanFile	whole = *f;
+
+			whole.part = 0;
+			whole.parts = 0;
+			whole.cost = f->cost * n;
+			whole.rows = f->rows * n;
+			plan->files[o++] = whole;
+		}
+		else
+		{
+			for (j = 0; j < n; j++)
+				plan->files[o++] = plan->files[i + j];
+		}
+		i += n;
+	}
+	plan->nfiles = o;
 }

@@ -23,6 +23,7 @@ PG_MODULE_MAGIC;
 
 /* exwiw.sets_as_ctes: see _PG_init */
 bool		exwiw_sets_as_ctes = false;
+int			exwiw_io_concurrency = 0;
 
 void		_PG_init(void);
 
@@ -34,6 +35,12 @@ void		_PG_init(void);
  * as CTEs, instead of being computed once as ephemeral relations.  That is
  * what exwiw does where Citus is installed (its planner knows no ephemeral
  * relation); the setting lets the tests run the same way anywhere.
+ *
+ * exwiw.io_concurrency: when > 0, a subset export's row-set and file
+ * queries are planned without plain index scans (bitmap heap scans
+ * instead) and run with effective_io_concurrency at this value, so that a
+ * cold tenant's heap pages are read with several reads in flight
+ * (exwiw_pin_io_settings).  0, the default: the server's settings.
  */
 void
 _PG_init(void)
@@ -46,6 +53,14 @@ _PG_init(void)
 							 PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("exwiw.io_concurrency",
+							"Reads in flight for a subset export's queries (bitmap heap scans); 0: the server's settings.",
+							"Sets effective_io_concurrency and turns plain index scans off while exwiw plans and starts its row-set and file queries.",
+							&exwiw_io_concurrency,
+							0, 0, 1000,
+							PGC_USERSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("exwiw");
 }
 

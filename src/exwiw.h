@@ -70,6 +70,8 @@ struct ExwiwWriter
 						uint64 rowno);
 	void		(*between) (ExwiwWriter *w, StringInfo buf, uint64 next_rowno);
 	void		(*finish) (ExwiwWriter *w, StringInfo buf, uint64 nrows);
+	/* end a piece that is not the last (split_rows); NULL: as finish */
+	void		(*finish_piece) (ExwiwWriter *w, StringInfo buf, uint64 nrows);
 };
 
 /* Opaque streaming state, see stream.c. */
@@ -101,6 +103,8 @@ typedef struct ExwiwQuery
 	const char *context;
 	int			part;
 	int			parts;
+	bool		prefetch;		/* a subset export's query: planned and
+								 * started under exwiw_pin_io_settings() */
 } ExwiwQuery;
 
 /* ident.c */
@@ -111,6 +115,7 @@ extern int	exwiw_pin_output_settings(void);
 extern void exwiw_restore_settings(int nestlevel);
 extern int	exwiw_pin_search_path(void);
 extern int	exwiw_pin_serial(void);
+extern int	exwiw_pin_io_settings(void);
 
 /* query_check.c */
 extern void exwiw_check_statements(int nstatements);
@@ -124,6 +129,8 @@ extern ExwiwStream *exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 extern text *exwiw_stream_next(ExwiwStream *stream);
 extern void exwiw_stream_close(ExwiwStream *stream);
 extern uint64 exwiw_stream_rows(ExwiwStream *stream);
+extern int	exwiw_stream_piece(ExwiwStream *stream);
+extern void exwiw_stream_set_split_rows(ExwiwStream *stream, int64 split_rows);
 extern bool exwiw_error_is_plain(int sqlerrcode);
 extern void exwiw_withhold_error(MemoryContext cxt, const char *table,
 								 const char *masked_columns, const char *keys);
@@ -208,6 +215,7 @@ extern void exwiw_refuse_pushed_down(const char *funcname);
 extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname);
 extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
+extern int	exwiw_io_concurrency;
 
 /* file_name.c */
 extern char *exwiw_file_name(int seq, int width, const char *table,

@@ -102,3 +102,30 @@ exwiw_pin_serial(void)
 	pin_one("max_parallel_workers_per_gather", "0");
 	return nestlevel;
 }
+
+/*
+ * exwiw_pin_io_settings
+ *		When exwiw.io_concurrency is above 0, open a GUC nest level with
+ *		effective_io_concurrency at its value and enable_indexscan off, for
+ *		the planning and executor start of a subset export's queries: the
+ *		heap pages of a row set's keys are then read by bitmap heap scans,
+ *		which prefetch that many pages ahead, instead of one at a time by
+ *		index scans.  (Index-only scans stay: they read no heap page.)
+ *
+ * Returns the nest level for exwiw_restore_settings(), or -1 when nothing
+ * was set.
+ */
+int
+exwiw_pin_io_settings(void)
+{
+	int			nestlevel;
+	char		buf[16];
+
+	if (exwiw_io_concurrency <= 0)
+		return -1;
+	nestlevel = NewGUCNestLevel();
+	snprintf(buf, sizeof(buf), "%d", exwiw_io_concurrency);
+	pin_one("effective_io_concurrency", buf);
+	pin_one("enable_indexscan", "off");
+	return nestlevel;
+}

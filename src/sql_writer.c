@@ -47,6 +47,8 @@ typedef struct SqlWriter
 	int			natts;
 	StringInfoData header;		/* "INSERT INTO t (a, b) VALUES\n" */
 	ExwiwSqlFrame frame;		/* header, prologue, epilogue, statements */
+	const char *piece_epilogue; /* the epilogue of a piece that is not the
+								 * last: no setval lines */
 	SqlColumn  *cols;
 } SqlWriter;
 
@@ -258,6 +260,23 @@ sql_writer_finish(ExwiwWriter *w, StringInfo buf, uint64 nrows)
 }
 
 /*
+ * sql_writer_finish_piece
+ *		End a piece of the output that is not the last (split_rows): as
+ *		sql_writer_finish, but without the setval lines, which the last
+ *		piece has.
+ */
+static void
+sql_writer_finish_piece(ExwiwWriter *w, StringInfo buf, uint64 nrows)
+{
+	SqlWriter  *sw = (SqlWriter *) w;
+	ExwiwSqlFrame f = sw->frame;
+
+	Assert(nrows > 0);
+	f.epilogue = sw->piece_epilogue;
+	exwiw_sql_frame_finish(&f, buf);
+}
+
+/*
  * subset_trigger_blocks
  *		The blocks around a subset export's rows (after the settings, and
  *		after the setval lines): they keep the table's user triggers from
@@ -430,6 +449,7 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->pub.row = sql_writer_row;
 	sw->pub.between = sql_writer_between;
 	sw->pub.finish = sql_writer_finish;
+	sw->pub.finish_piece = sql_writer_finish_piece;
 	sw->table_name = pstrdup(opts->table_name);
 	sw->format = opts->format;
 	sw->overriding_system_value = opts->overriding_system_value &&
@@ -449,6 +469,7 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 		sw->frame.prologue = psprintf("%s%s", sw->frame.prologue, prologue);
 		sw->frame.epilogue = opts->setval_lines ?
 			psprintf("%s\n%s", opts->setval_lines, epilogue) : epilogue;
+		sw->piece_epilogue = epilogue;
 	}
 	sw->frame.conflict = opts->conflict && sw->frame.insert ? pstrdup(opts->conflict) : NULL;
 	return &sw->pub;

@@ -48,6 +48,14 @@
  * the same order each time (an ORDER BY on a unique key; exwiw's own
  * queries have one).  A count that the reading does not match is an error.
  *
+ * Pieces (exwiw_stream_set_split_rows, not with parts): the rows are read once, and
+ * every N rows the writer ends the output as if it were whole (the
+ * finish_piece callback: the last piece alone gets the full finish, with
+ * the setval lines), the chunk is closed, and the next row starts a new
+ * output, numbered from 0 again, so that it gets its own prologue and
+ * statement headers.  Every chunk belongs to one piece
+ * (exwiw_stream_piece), and each piece loads on its own.
+ *
  * A held cursor (DECLARE ... WITH HOLD) works: at COMMIT its query runs
  * again from the start into the cursor's store, which opens a new stream.
  *
@@ -118,6 +126,13 @@ struct ExwiwStream
 	uint64		total;
 	bool		part_ended;		/* a row after the part came: stopped there */
 	uint64		counted;		/* the count query's result */
+
+	/* pieces of split_rows rows (else 0) */
+	uint64		split_rows;
+	uint64		piece_start;	/* row number of the current piece's first */
+	int			piece;			/* piece being formatted in bufs[cur] */
+	int			ready_piece;	/* piece of bufs[ready] */
+	int			returned_piece; /* piece of the chunk last returned */
 
 	StreamReceiver receiver;
 };
@@ -196,10 +211,26 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 
 	old = MemoryContextSwitchTo(s->rowcxt);
-	if (s->nrows > s->lo)
+	if (s->split_rows > 0 && s->nrows - s->piece_start == s->split_rows)
+	{
+		/* this row starts a piece: end the current one and its chunk */
+		if (s->writer->finish_piece)
+			s->writer->finish_piece(s->writer, buf, s->split_rows);
+		else if (s->writer->finish)
+			s->writer->finish(s->writer, buf, s->split_rows);
+		s->ready = s->cur;
+		s->ready_piece = s->piece;
+		s->cur = 1 - s->cur;
+		buf = &s->bufs[s->cur];
+		chunk_reset(s, buf);
+		s->piece++;
+		s->piece_start = s->nrows;
+		keep_going = false;
+	}
+	else if (s->nrows > s->lo)
 	{
 		if (s->writer->between)
-			s->writer->between(s->writer, buf, s->nrows);
+			s->writer->between(s->writer, buf, s->nrows - s->piece_start);
 		if (buf->len - VARHDRSZ >= s->chunk_bytes)
 		{
 			/*
@@ -210,6 +241,7 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 			Assert(buf->len > VARHDRSZ);
 			Assert(s->cur == 0 || s->cur == 1);
 			s->ready = s->cur;
+			s->ready_piece = s->piece;
 			s->cur = 1 - s->cur;
 			buf = &s->bufs[s->cur];
 			chunk_reset(s, buf);
@@ -218,7 +250,7 @@ stream_receive(TupleTableSlot *slot, DestReceiver *self)
 		else
 			appendStringInfoChar(buf, '\n');
 	}
-	s->writer->row(s->writer, buf, slot, s->nrows);
+	s->writer->row(s->writer, buf, slot, s->nrows - s->piece_start);
 	/* a row always writes something: no chunk is ever empty */
 	Assert(buf->len > VARHDRSZ);
 	s->nrows++;
@@ -404,6 +436,7 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	PlannedStmt *stmt;
 	ListCell   *lc;
 	int			nest = -1;
+	int			io = -1;
 	ErrorContextCallback qerrcb;
 
 	if (q->enrs != NIL)
@@ -417,6 +450,8 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	qerrcb.arg = (void *) q->sql;
 	qerrcb.previous = error_context_stack;
 	error_context_stack = &qerrcb;
+	if (q->prefetch)
+		io = exwiw_pin_io_settings();
 	if (q->pin_search_path)
 		nest = exwiw_pin_search_path();
 	raw = pg_parse_query(q->sql);
@@ -447,6 +482,9 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 		CurrentResourceOwner = save_owner;
 	}
 	PG_END_TRY();
+	/* the scans read effective_io_concurrency at their start: done now */
+	if (io >= 0)
+		exwiw_restore_settings(io);
 	return s->qd->tupDesc;
 }
 
@@ -565,6 +603,9 @@ exwiw_stream_open(const char *funcname, const ExwiwQuery *q,
 	}
 	s->lo = 0;
 	s->hi = PG_UINT64_MAX;
+	s->piece = 1;
+	s->ready_piece = 1;
+	s->returned_piece = 1;
 	stream_own(s);
 	cb->func = stream_context_gone;
 	cb->arg = s;
@@ -831,8 +872,9 @@ exwiw_stream_next(ExwiwStream *s)
 		run_executor(s);
 		if (s->stopped)
 		{
-			/* stopped only by a full chunk, after at least two rows */
+			/* stopped by a full chunk or a piece, after at least two rows */
 			Assert(s->nrows - s->lo >= 2 && s->ready != s->cur);
+			s->returned_piece = s->ready_piece;
 			return chunk_text(&s->bufs[s->ready]);
 		}
 		s->exhausted = true;
@@ -848,7 +890,8 @@ exwiw_stream_next(ExwiwStream *s)
 	Assert(buf->len > VARHDRSZ);	/* the last row is in it */
 	/* a part before the last ends as the whole output goes on */
 	if (s->writer->finish && !s->part_ended)
-		s->writer->finish(s->writer, buf, s->nrows);
+		s->writer->finish(s->writer, buf, s->nrows - s->piece_start);
+	s->returned_piece = s->piece;
 	return chunk_text(buf);
 }
 
@@ -874,4 +917,28 @@ uint64
 exwiw_stream_rows(ExwiwStream *s)
 {
 	return s->nrows > s->lo ? s->nrows - s->lo : 0;
+}
+
+/*
+ * exwiw_stream_piece
+ *		The piece (1, 2, ...) of the chunk last returned; 1 without
+ *		split_rows.
+ */
+int
+exwiw_stream_piece(ExwiwStream *s)
+{
+	return s->returned_piece;
+}
+
+/*
+ * exwiw_stream_set_split_rows
+ *		Write the output as pieces of at most split_rows rows (0: one
+ *		output), see the file header.  Call it after opening the stream,
+ *		before its first chunk; not on a part.
+ */
+void
+exwiw_stream_set_split_rows(ExwiwStream *s, int64 split_rows)
+{
+	Assert(s->nrows == 0 && (s->parts == 0 || split_rows == 0));
+	s->split_rows = split_rows > 0 ? (uint64) split_rows : 0;
 }

@@ -10,7 +10,8 @@
  *				   files integer[] DEFAULT NULL,
  *				   ids_by_space jsonb DEFAULT NULL,
  *				   part integer DEFAULT NULL, parts integer DEFAULT NULL,
- *				   allow_missing_ids boolean DEFAULT false)
+ *				   allow_missing_ids boolean DEFAULT false,
+ *				   split_rows integer DEFAULT NULL)
  *		RETURNS TABLE(file_name text, chunk text)
  *
  * At the first call the config is checked (subset_config.c), planned
@@ -22,7 +23,11 @@
  * produces no chunk, hence no file.  With part => k, parts => n, each
  * file's stream reads only the k-th of its n parts (stream.c), under the
  * file's own name: the parts of one file, from connections that share a
- * snapshot, concatenate to the file.
+ * snapshot, concatenate to the file.  With split_rows => N, each file is
+ * written as pieces of at most N rows, insert-NNN-<table>.partK.sql
+ * (K = 1, 2, ...), each framed as a whole file (its own prologue, trigger
+ * blocks and statements; the setval lines in the last), so that each loads
+ * on its own; the rows are read once (stream.c).
  *
  * One snapshot: every query reads the caller's active snapshot, which is
  * the same for every call of this function within one statement; nothing
@@ -58,6 +63,8 @@ typedef struct SubsetExport
 	MemoryContext stream_cxt;	/* memory of the open stream */
 	TupleDesc	desc;
 	ExwiwQuery	part;			/* part and parts of each file, or 0 */
+	int64		split_rows;		/* pieces of at most this many rows, or 0 */
+	int			piece;			/* piece of file_name (split_rows) */
 } SubsetExport;
 
 /*
@@ -101,6 +108,8 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
 										 false, ex->part.part, ex->part.parts,
 										 ex->stream_cxt);
+	exwiw_stream_set_split_rows(ex->stream, ex->split_rows);
+	ex->piece = 0;
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -274,6 +283,19 @@ exwiw_export(PG_FUNCTION_ARGS)
 			elog(ERROR, "return type must be a row type");
 		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
 		exwiw_part_args(fcinfo, 7, fn, &ex->part);
+		if (EXWIW_HAS_ARG(fcinfo, 10) && !PG_ARGISNULL(10))
+		{
+			ex->split_rows = PG_GETARG_INT32(10);
+			if (ex->split_rows < 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: split_rows must be positive, not " INT64_FORMAT,
+								fn, ex->split_rows)));
+			if (ex->part.parts > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s takes split_rows or part and parts, not both", fn)));
+		}
 		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 9,
 										funcctx->multi_call_memory_ctx,
 										&ex->format, &ex->plan);
@@ -303,6 +325,17 @@ exwiw_export(PG_FUNCTION_ARGS)
 			Datum		values[2];
 			bool		nulls[2] = {false, false};
 
+			if (ex->split_rows > 0 &&
+				exwiw_stream_piece(ex->stream) != ex->piece)
+			{
+				/* a new piece: its own file name, in the stream's memory */
+				MemoryContext old = MemoryContextSwitchTo(ex->stream_cxt);
+
+				ex->piece = exwiw_stream_piece(ex->stream);
+				ex->file_name = cstring_to_text(exwiw_part_file_name(ex->plan->files[ex->cur].file_name,
+																	 ex->piece));
+				MemoryContextSwitchTo(old);
+			}
 			values[0] = PointerGetDatum(ex->file_name);
 			values[1] = PointerGetDatum(chunk);
 			SRF_RETURN_NEXT(funcctx,

@@ -315,6 +315,7 @@ run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
 	MemoryContext old;
 	TupleDesc	desc;
 	int			nest = -1;
+	int			io;
 	int			ret;
 	Withhold	w = withhold_for(run, set->table, set->fragment, false);
 
@@ -322,6 +323,7 @@ run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
 	memset(&opts, 0, sizeof(opts));
 	opts.read_only = true;
 	opts.dest = dest;
+	io = exwiw_pin_io_settings();
 	if (!set->fragment)
 		nest = exwiw_pin_search_path();
 	ret = execute_withheld(plan, &opts, w);
@@ -330,6 +332,8 @@ run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
 			 SPI_result_code_string(ret));
 	if (nest >= 0)
 		exwiw_restore_settings(nest);
+	if (io >= 0)
+		exwiw_restore_settings(io);
 	old = MemoryContextSwitchTo(cxt);
 	desc = CreateTupleDescCopy(src->resultDesc);
 	MemoryContextSwitchTo(old);
@@ -1225,6 +1229,7 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 	if (!run->inline_sets)
 		q->enrs = enr_list(run, f->deps);
 	q->pin_search_path = !f->fragment;
+	q->prefetch = true;
 	if (run->depths[i])
 	{
 		q->nargs = 1;

@@ -17,7 +17,7 @@
 # named ID spaces in single-target mode, --ids alone without any
 # scope_column, --scope-column with a target or without ids; the flags
 # that are not supported (yet):
-# --split-rows, other adapters, mongodb flags; explain with export-only
+# --split-rows=0, other adapters, mongodb flags; explain with export-only
 # flags; schema without a verb or without --from-db; exit status 2 when
 # schema check cannot run.
 set -euo pipefail
@@ -189,7 +189,7 @@ expect_error "missing argument" 'option "--target-table" requires an argument' e
 expect_error "extra argument" 'too many command-line arguments \(first is "extra"\)' exwiw $s --target-table=shops --ids=1 extra
 expect_error "bad format" "invalid output format 'xml'" exwiw $s $o --target-table=shops --ids=1 --output-format=xml
 expect_error "zero workers" '--parallel-workers must be a positive integer \(got 0\)' exwiw $s $o --target-table=shops --ids=1 -j 0
-expect_error "--split-rows" '--split-rows is not supported yet' exwiw $s $o --target-table=shops --ids=1 --split-rows=1000
+expect_error "--split-rows=0" '--split-rows must be a positive integer \(got 0\)' exwiw $s $o --target-table=shops --ids=1 --split-rows=0
 expect_error "--scope-column with a target" '--scope-column cannot be combined with --target-table' exwiw $s $o --scope-column=shop_id --target-table=shops --ids=1
 expect_error "--scope-column without ids" '--ids is required when --scope-column is specified' exwiw $s $o --scope-column=shop_id
 expect_error "another adapter" 'adapter "mysql" is not supported' exwiw $s $o --target-table=shops --ids=1 --adapter=mysql
