@@ -413,6 +413,7 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 	SqlStatement st;
 	long		file_rows = 0;
 	bool		ok = true;
+	int			last_line;
 
 	if (s == NULL)
 	{
@@ -570,7 +571,16 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 		file_rows += stmt_rows;
 		add_progress(run, fi, stmt_rows, file_rows, s->bytes_read - (long) (s->len - s->pos));
 	}
+	last_line = s->line;
 	split_close(s);
+
+	/*
+	 * The next file starts from the session's own settings, as a psql run of
+	 * its own would: a file's SET lines (pg_dump's empty search_path, the
+	 * trigger block's session_replication_role) end with it.
+	 */
+	if (ok)
+		ok = run_simple(run, conn, f, last_line, "RESET ALL");
 	pthread_mutex_lock(&run->lock);
 	if (ok)
 	{

@@ -114,7 +114,7 @@ static Oid
 resolve_table(PGconn *conn, const char *name, bool *has_triggers)
 {
 	const char *sql =
-		"SELECT pg_catalog.coalesce(pg_catalog.pg_partition_root(c), c)::pg_catalog.oid,"
+		"SELECT COALESCE(pg_catalog.pg_partition_root(c), c)::pg_catalog.oid,"
 		" EXISTS (SELECT FROM pg_catalog.pg_trigger g"
 		"   WHERE g.tgrelid OPERATOR(pg_catalog.=) c AND NOT g.tgisinternal)"
 		" FROM (SELECT pg_catalog.to_regclass(pg_catalog.array_to_string(ARRAY("
@@ -165,8 +165,8 @@ load_plan_dependencies(PGconn *conn, LoadFile *files, int nfiles)
 	}
 
 	res = exec_checked(conn,
-					   "SELECT DISTINCT pg_catalog.coalesce(pg_catalog.pg_partition_root(conrelid), conrelid)::pg_catalog.oid,"
-					   " pg_catalog.coalesce(pg_catalog.pg_partition_root(confrelid), confrelid)::pg_catalog.oid"
+					   "SELECT DISTINCT COALESCE(pg_catalog.pg_partition_root(conrelid), conrelid)::pg_catalog.oid,"
+					   " COALESCE(pg_catalog.pg_partition_root(confrelid), confrelid)::pg_catalog.oid"
 					   " FROM pg_catalog.pg_constraint WHERE contype OPERATOR(pg_catalog.=) 'f'",
 					   "reading the foreign keys");
 	npairs = PQntuples(res);

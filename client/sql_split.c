@@ -287,7 +287,8 @@ skip_meta_command(SqlSplitter *s, size_t i, bool stmt_empty)
 	size_t		j = i + 1;
 	size_t		wlen;
 
-	while (split_have(s, j, 1) && is_ident_char((unsigned char) s->buf[j]))
+	/* the command's name: up to a blank, as psql reads it */
+	while (split_have(s, j, 1) && !isspace((unsigned char) s->buf[j]))
 		j++;
 	wlen = j - i - 1;
 	if (stmt_empty &&
