@@ -479,7 +479,7 @@ typedef struct SqlSplitter
 	int			line;			/* the file's line at pos */
 	int			encoding;		/* the session's client encoding */
 	bool		std_strings;	/* the session's standard_conforming_strings */
-	int			begin_depth;	/* BEGIN ... END in a CREATE statement */
+	int			begin_depth;	/* BEGIN ... END in CREATE FUNCTION */
 	char		last_word[17];
 	char		prev_word[17];
 	char	   *errmsg;			/* the last error */
@@ -497,6 +497,7 @@ typedef struct SqlStatement
 	char		first_word[17]; /* lower case */
 	bool		has_on_conflict;	/* ON CONFLICT outside quotes */
 	bool		is_copy_from_stdin;
+	bool		is_routine;		/* CREATE [OR REPLACE] FUNCTION|PROCEDURE */
 	long		rows;			/* lines that start with a tuple's "(" */
 } SqlStatement;
 

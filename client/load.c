@@ -318,7 +318,7 @@ error_line(const PGresult *res, const SqlStatement *st, const char *sql, int enc
 static bool
 copy_target(const char *text, char **table, char **columns)
 {
-	const char *p = text + 4;	/* after "COPY" */
+	const char *p = text +4;	/* after "COPY" */
 	const char *t0;
 	const char *c0;
 	int			depth = 0;

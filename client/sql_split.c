@@ -7,8 +7,8 @@
  * The file is read in blocks; split_next returns its next statement, and
  * after a COPY ... FROM stdin, split_copy_data hands its data lines on.
  * A statement ends at a semicolon outside quotes, comments and
- * parentheses (and, in a CREATE statement, outside BEGIN ... END: a
- * function body of the SQL standard).  The scanner honours:
+ * parentheses (and, in CREATE FUNCTION or PROCEDURE, outside BEGIN ...
+ * END: a body of the SQL standard, BEGIN ATOMIC).  The scanner honours:
  *
  *	'...' strings, '' inside; with standard_conforming_strings off, a
  *	backslash escapes the next character, as in E'...' strings always;
@@ -87,7 +87,7 @@ split_close(SqlSplitter *s)
  *		Remember the error message (at line) and return false.
  */
 static bool
-split_error(SqlSplitter *s, int line, const char *fmt,...) pg_attribute_printf(3, 4);
+			split_error(SqlSplitter *s, int line, const char *fmt,...) pg_attribute_printf(3, 4);
 
 static bool
 split_error(SqlSplitter *s, int line, const char *fmt,...)
@@ -245,7 +245,7 @@ dollar_tag_len(SqlSplitter *s, size_t i)
  * note_word
  *		A word outside quotes: remember what the loader asks about (the
  *		first word, whether "ON CONFLICT" occurs, the last two words) and
- *		follow BEGIN ... END in a CREATE statement.
+ *		follow BEGIN (or CASE) ... END in CREATE FUNCTION or PROCEDURE.
  */
 static void
 note_word(SqlSplitter *s, SqlStatement *st, const char *w, size_t len)
@@ -263,7 +263,11 @@ note_word(SqlSplitter *s, SqlStatement *st, const char *w, size_t len)
 		strlcpy(st->first_word, word, sizeof(st->first_word));
 	if (strcmp(word, "conflict") == 0 && strcmp(s->last_word, "on") == 0)
 		st->has_on_conflict = true;
-	if (strcmp(st->first_word, "create") == 0)
+	/* CREATE [OR REPLACE] FUNCTION|PROCEDURE: its body may be BEGIN ATOMIC */
+	if (st->nwords <= 4 && strcmp(st->first_word, "create") == 0 &&
+		(strcmp(word, "function") == 0 || strcmp(word, "procedure") == 0))
+		st->is_routine = true;
+	if (st->is_routine)
 	{
 		if (strcmp(word, "begin") == 0 || strcmp(word, "case") == 0)
 			s->begin_depth++;
@@ -651,7 +655,7 @@ split_line_at(const SqlStatement *st, const char *text, size_t len,
 		return st->line;
 	while (i < len && n < pos)
 	{
-		int			l = ((unsigned char) text[i] < 0x80) ? 1 : PQmblen(text + i, encoding);
+		int			l = ((unsigned char) text[i] < 0x80) ? 1 : PQmblen(text +i, encoding);
 
 		if (text[i] == '\n')
 			line++;
