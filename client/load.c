@@ -312,13 +312,13 @@ error_line(const PGresult *res, const SqlStatement *st, const char *sql, int enc
 /*
  * copy_target
  *		The table and the column list of "COPY <table> (<columns>) FROM
- *		stdin" (text without the semicolon): *table and *columns (NULL when
+ *		stdin" (stmt, without the semicolon): *table and *columns (NULL when
  *		there is no list), as written.  False when it is not of that shape.
  */
 static bool
-copy_target(const char *text, char **table, char **columns)
+copy_target(const char *stmt, char **table, char **columns)
 {
-	const char *p = text +4;	/* after "COPY" */
+	const char *p = stmt + 4;	/* after "COPY" */
 	const char *t0;
 	const char *c0;
 	int			depth = 0;

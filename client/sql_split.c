@@ -42,6 +42,8 @@
 /* the longest word the scanner keeps (keywords it looks at are short) */
 #define SPLIT_WORD_MAX	16
 
+static bool split_error(SqlSplitter *s, int line, const char *fmt,...) pg_attribute_printf(3, 4);
+
 /*
  * split_open
  *		A splitter reading path; NULL with errno set when it cannot be
@@ -86,9 +88,6 @@ split_close(SqlSplitter *s)
  * split_error
  *		Remember the error message (at line) and return false.
  */
-static bool
-			split_error(SqlSplitter *s, int line, const char *fmt,...) pg_attribute_printf(3, 4);
-
 static bool
 split_error(SqlSplitter *s, int line, const char *fmt,...)
 {
