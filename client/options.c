@@ -828,8 +828,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			usage();
 		exit(0);
 	}
-	/* no option at all: the help, as the Ruby client */
-	if (noptions == 0 && pos == argc)
+	/* no option at all: the help, as the Ruby client ("exwiw load DIR" loads) */
+	if (noptions == 0 && pos == argc && opts->load_dir == NULL)
 	{
 		usage();
 		exit(0);

@@ -372,6 +372,20 @@ else
 	not_ok "--with-schema: $(cat "$work/err")"
 fi
 
+# no option at all: the environment says where ("exwiw load" alone prints the help)
+fresh load_dst
+if PGUSER=load_loader PGDATABASE=load_dst exwiw load "$work/copy1" 2>"$work/err" &&
+	[ "$(rows load_dst)" = "$(psql -XAt -d load_src -c "SELECT $(for t in $tables; do printf '(SELECT count(*) FROM ref1.%s) + ' "$t"; done) 0")" ]; then
+	ok "exwiw load DIR with no option loads into the environment's database"
+else
+	not_ok "exwiw load DIR with no option: $(cat "$work/err")"
+fi
+if exwiw load 2>&1 | grep -q '^Usage: exwiw'; then
+	ok "exwiw load alone prints the help"
+else
+	not_ok "exwiw load alone does not print the help"
+fi
+
 # 7. usage errors
 expect_error "-j with --single-transaction" "cannot specify both --single-transaction and multiple jobs" \
 	exwiw load "$work/ins1" -j 2 --single-transaction -d load_dst
