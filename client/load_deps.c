@@ -193,6 +193,17 @@ load_plan_dependencies(PGconn *conn, LoadFile *files, int nfiles)
 			if (dep)
 				files[i].deps[files[i].ndeps++] = j;
 		}
+		if (__pg_log_level <= PG_LOG_DEBUG)
+		{
+			StringInfoData waits;
+
+			initStringInfo(&waits);
+			for (k = 0; k < files[i].ndeps; k++)
+				appendStringInfo(&waits, " %s", files[files[i].deps[k]].name);
+			pg_log_debug("%s waits for:%s", files[i].name,
+						 files[i].ndeps ? waits.data : " nothing");
+			pfree(waits.data);
+		}
 	}
 	pg_free(pairs);
 	pg_free(roots);

@@ -146,6 +146,20 @@ for fmt in ins copy; do
 	done
 done
 
+# -j 2's plan: transactions and order_items both reference orders, not
+# each other: neither waits for the other; each waits for orders
+fresh load_dst
+xload "$work/ins1" -j 2 --log-level=debug 2>"$work/err" >/dev/null || true
+items=$(grep -o 'insert-[0-9]*-order_items.sql waits for:.*' "$work/err" || true)
+trans=$(grep -o 'insert-[0-9]*-transactions.sql waits for:.*' "$work/err" || true)
+if [ -n "$items" ] && [ -n "$trans" ] &&
+	! grep -q 'order_items' <<<"${trans#*:}" && ! grep -q 'transactions' <<<"${items#*:}" &&
+	grep -q -- '-orders.sql' <<<"${trans#*:}" && grep -q -- '-orders.sql' <<<"${items#*:}"; then
+	ok "-j 2: order_items and transactions may load at the same time, both after orders"
+else
+	not_ok "-j 2's plan: $items / $trans"
+fi
+
 # 2. a second tenant into the same database
 for fmt in ins copy; do
 	fresh load_dst
