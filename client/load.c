@@ -28,7 +28,8 @@
  * as written.
  *
  * -j N: N connections; a file starts when the files it depends on have
- * loaded (load_deps.c).  A worker is a thread with its own connection.
+ * loaded (load_deps.c).  A worker is a thread with its own connection; the
+ * first error cancels the statements the others are running.
  *
  *-------------------------------------------------------------------------
  */
@@ -60,7 +61,10 @@ typedef struct LoadWorker
 {
 	LoadRun    *run;
 	PGconn	   *conn;
+	PGcancel   *cancel;			/* to stop its statement when another fails */
 	bool		ok;
+	struct LoadWorker *all;		/* every worker, for that */
+	int			nall;
 } LoadWorker;
 
 /* What the COPY data sender needs. */
@@ -670,7 +674,19 @@ worker_main(void *arg)
 		pthread_cond_broadcast(&run->changed);
 		pthread_mutex_unlock(&run->lock);
 		if (!ok)
+		{
+			int			i;
+			char		errbuf[256];
+
+			/*
+			 * the others stop their statements too (their errors are not
+			 * shown)
+			 */
+			for (i = 0; i < w->nall; i++)
+				if (&w->all[i] != w && w->all[i].cancel != NULL)
+					(void) PQcancel(w->all[i].cancel, errbuf, sizeof(errbuf));
 			break;
+		}
 	}
 	return NULL;
 }
@@ -694,6 +710,12 @@ load_parallel(LoadRun *run, PGconn *first, int jobs)
 	for (i = 0; i < jobs; i++)
 	{
 		workers[i].run = run;
+		workers[i].cancel = PQgetCancel(workers[i].conn);
+		workers[i].all = workers;
+		workers[i].nall = jobs;
+	}
+	for (i = 0; i < jobs; i++)
+	{
 		if (pthread_create(&threads[i], NULL, worker_main, &workers[i]) != 0)
 			pg_fatal("could not create a thread: %m");
 	}
@@ -702,6 +724,8 @@ load_parallel(LoadRun *run, PGconn *first, int jobs)
 		pthread_join(threads[i], NULL);
 		ok = ok && workers[i].ok;
 	}
+	for (i = 0; i < jobs; i++)
+		PQfreeCancel(workers[i].cancel);
 	for (i = 1; i < jobs; i++)
 		exwiw_disconnect(workers[i].conn);
 	return ok && !run->failed;

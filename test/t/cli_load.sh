@@ -207,6 +207,15 @@ else
 	not_ok "a failing file: $(cat "$work/err"); $last_table has $(psql -XAt -d load_dst -c "SELECT count(*) FROM shop.$last_table") rows"
 fi
 fresh load_dst
+if xload "$work/bad" -j 2 2>"$work/err"; then
+	not_ok "-j 2, a failing file: exit status 0"
+elif [ "$(grep -c '^exwiw: error:' "$work/err")" = 1 ] &&
+	grep -qF "exwiw: error: $work/bad/$second:$line: ERROR:  relation \"no_such_table\" does not exist" "$work/err"; then
+	ok "-j 2: a failing file stops the load, one error naming the file and line"
+else
+	not_ok "-j 2, a failing file: $(cat "$work/err")"
+fi
+fresh load_dst
 if xload "$work/bad" --single-transaction 2>"$work/err"; then
 	not_ok "--single-transaction: a failing file, exit status 0"
 elif [ "$(rows load_dst)" = 0 ] && grep -qF "$second:$line:" "$work/err"; then
