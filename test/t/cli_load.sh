@@ -403,7 +403,8 @@ if PGUSER=load_loader PGDATABASE=load_dst exwiw load "$work/copy1" 2>"$work/err"
 else
 	not_ok "exwiw load DIR with no option: $(cat "$work/err")"
 fi
-if exwiw load 2>&1 | grep -q '^Usage: exwiw'; then
+help=$(exwiw load 2>&1 || true)
+if grep -q '^Usage: exwiw' <<<"$help"; then
 	ok "exwiw load alone prints the help"
 else
 	not_ok "exwiw load alone does not print the help"
