@@ -6,7 +6,22 @@
 #   - format => 'copy'.
 #
 #   bench/load.sh            # N = 1,000,000
+#
+# bench/load.sh cli [SHOPS]: exwiw load against the psql loop, on the
+# 1,000-shop dataset of bench/subset.sh and bench/cli.sh: shops 1..SHOPS
+# (default 100: a tenth of the dataset, so that the run stays near five
+# minutes on a busy machine) exported with exwiw in the INSERT and COPY
+# formats, then each directory loaded into a fresh copy of the schema by
+#   - the psql loop: for f in DIR/*.sql; do psql -X -q -v ON_ERROR_STOP=1 -f "$f"; done
+#   - exwiw load DIR -j 1
+#   - exwiw load DIR -j 2
+# as the superuser (the files' trigger blocks then set replica mode, for
+# both loaders alike).  Wall seconds of each; the row counts must agree.
 source "$(dirname "$0")/common.sh"
+if [ "${1:-}" = cli ]; then
+	source "$(dirname "$0")/load_cli.sh"
+	exit
+fi
 rows=${1:-1000000}
 bench_cluster
 out=$BENCH_OUT

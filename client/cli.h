@@ -34,6 +34,11 @@
  *	explain.c		the explain subcommand
  *	pgdump.c		insert-000-schema.sql: pg_dump, run as a child
  *	ddl.c			pg_dump's output made idempotent, as the Ruby client
+ *	load.c			the load subcommand: a directory of files into a
+ *					database, in order or with -j N connections
+ *	load_deps.c		which files of a load may run at the same time
+ *	sql_split.c		an SQL file's statements and COPY data, as psql
+ *					splits them, in the session's client encoding
  *
  *-------------------------------------------------------------------------
  */
@@ -78,8 +83,16 @@ typedef enum CliCommand
 	CMD_EXPORT,
 	CMD_EXPLAIN,
 	CMD_SCHEMA,
-	CMD_DUMP
+	CMD_DUMP,
+	CMD_LOAD
 } CliCommand;
+
+/* load --on-conflict */
+typedef enum OnConflict
+{
+	ON_CONFLICT_ERROR,
+	ON_CONFLICT_SKIP
+} OnConflict;
 
 /* -W forces a password prompt, -w forbids one; by default, on demand */
 typedef enum PasswordPrompt
@@ -176,6 +189,13 @@ typedef struct CliOptions
 	char	   *dump_query;		/* --query */
 	char	   *dump_format;	/* --format: sql | copy | jsonl */
 	long		rows_per_file;	/* --rows-per-file, -1 unset */
+
+	/* the load subcommand */
+	char	   *load_dir;		/* DIR */
+	bool		single_transaction; /* -1, --single-transaction */
+	bool		refresh;		/* --refresh: delete files, then inserts */
+	char	   *on_conflict_text;	/* --on-conflict, as given */
+	OnConflict	on_conflict;
 } CliOptions;
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);
@@ -439,6 +459,8 @@ extern void progress_file_done(Progress *p, int seq);
 extern void progress_tick(Progress *p, bool force);
 extern void progress_finish(Progress *p, const char *dir, int files,
 							long rows, long bytes);
+extern void progress_finish_load(Progress *p, const char *dir, int files,
+								 long rows, long bytes);
 extern void progress_clear(Progress *p);
 extern double now_seconds(void);
 extern void format_bytes(char *buf, size_t len, double bytes);
@@ -452,6 +474,85 @@ extern int	run_export(CliOptions *opts);
 extern int	run_dump(CliOptions *opts);
 extern int	run_explain(CliOptions *opts);
 extern int	run_schema(CliOptions *opts);
+extern int	run_load(CliOptions *opts);
+
+/* ---------------------------------------------------------------- */
+/* sql_split.c                                                        */
+/* ---------------------------------------------------------------- */
+
+/* A file being read, statement after statement. */
+typedef struct SqlSplitter
+{
+	int			fd;
+	char	   *path;
+	char	   *buf;			/* bytes read and not yet consumed */
+	size_t		len;
+	size_t		cap;
+	size_t		pos;			/* where the next statement is looked for */
+	bool		eof;
+	bool		read_failed;
+	long		bytes_read;
+	int			line;			/* the file's line at pos */
+	int			encoding;		/* the session's client encoding */
+	bool		std_strings;	/* the session's standard_conforming_strings */
+	int			begin_depth;	/* BEGIN ... END in CREATE FUNCTION */
+	char		last_word[17];
+	char		prev_word[17];
+	char	   *errmsg;			/* the last error */
+	int			errline;
+} SqlSplitter;
+
+/* One statement: its text (no semicolon) and what the loader asks. */
+typedef struct SqlStatement
+{
+	char	   *text;
+	size_t		len;
+	int			line;			/* the line of its first token */
+	int			end_line;		/* the line of its semicolon */
+	int			nwords;
+	char		first_word[17]; /* lower case */
+	bool		has_on_conflict;	/* ON CONFLICT outside quotes */
+	bool		is_copy_from_stdin;
+	bool		is_routine;		/* CREATE [OR REPLACE] FUNCTION|PROCEDURE */
+	long		rows;			/* lines that start with a tuple's "(" */
+} SqlStatement;
+
+typedef enum SplitResult
+{
+	SPLIT_STATEMENT,
+	SPLIT_END,
+	SPLIT_ERROR
+} SplitResult;
+
+extern SqlSplitter *split_open(const char *path);
+extern void split_close(SqlSplitter *s);
+extern SplitResult split_next(SqlSplitter *s, SqlStatement *st);
+extern bool split_copy_data(SqlSplitter *s,
+							bool (*send) (const char *data, size_t len, void *arg),
+							void *arg, long *rows, int *first_line);
+extern int	split_line_at(const SqlStatement *st, const char *text, size_t len,
+						  int encoding, int pos);
+
+/* ---------------------------------------------------------------- */
+/* load.c, load_deps.c                                                */
+/* ---------------------------------------------------------------- */
+
+/* A file of the directory being loaded. */
+typedef struct LoadFile
+{
+	char	   *name;			/* file name in the directory */
+	char	   *path;
+	char	   *table;			/* its table, from the name; NULL: none */
+	bool		is_delete;		/* delete-NNN-<table>.sql */
+	bool		barrier;		/* runs alone: before it and after it, all */
+	off_t		size;
+	int			ndeps;
+	int		   *deps;			/* earlier files it waits for */
+	int			state;			/* 0 waiting, 1 running, 2 done */
+} LoadFile;
+
+extern void load_plan_dependencies(PGconn *conn, LoadFile *files, int nfiles);
+extern char *load_file_table(const char *name);
 
 /* pgdump.c, ddl.c */
 extern pid_t pgdump_start(PGconn *conn, const char *dir,

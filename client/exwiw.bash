@@ -13,7 +13,8 @@ _exwiw_options() {
 	--table= --query= --format= --rows-per-file=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
-	--ids-field= --mongodb-query-timeout-ms="
+	--ids-field= --mongodb-query-timeout-ms= --single-transaction --refresh
+	--on-conflict="
 }
 
 # _exwiw_values OPTION CUR: complete the value of OPTION.
@@ -24,6 +25,7 @@ _exwiw_values() {
 		--format) COMPREPLY=($(compgen -W "sql copy jsonl text json" -- "$cur")) ;;
 		--log-level) COMPREPLY=($(compgen -W "debug info warn error" -- "$cur")) ;;
 		--fail-on) COMPREPLY=($(compgen -W "any stale" -- "$cur")) ;;
+		--on-conflict) COMPREPLY=($(compgen -W "error skip" -- "$cur")) ;;
 		--adapter | -a) COMPREPLY=($(compgen -W "postgresql" -- "$cur")) ;;
 		--schema-dir | --output-dir | -o) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		--config | -c | --after-insert-hook) COMPREPLY=($(compgen -f -- "$cur")) ;;
@@ -50,7 +52,7 @@ _exwiw() {
 		return 0
 	fi
 	case $prev in
-		--output-format | --log-level | --fail-on | --adapter | -a | --schema-dir | \
+		--output-format | --log-level | --fail-on | --on-conflict | --adapter | -a | --schema-dir | \
 			--output-dir | -o | --config | -c | --after-insert-hook | --user | \
 			--username | -u | -U | --host | -h | --format)
 			_exwiw_values "$prev" "$cur"
@@ -68,7 +70,7 @@ _exwiw() {
 		w=${COMP_WORDS[i]}
 		case $w in
 			-*) ;;
-			export | explain | schema) [ -z "$sub" ] && sub=$w ;;
+			export | explain | schema | dump | load) [ -z "$sub" ] && sub=$w ;;
 			generate | check | tidy) [ "$sub" = schema ] && verb=$w ;;
 		esac
 	done
@@ -80,9 +82,12 @@ _exwiw() {
 		return 0
 	fi
 	if [ -z "$sub" ]; then
-		COMPREPLY=($(compgen -W "export explain dump schema" -- "$cur"))
+		COMPREPLY=($(compgen -W "export explain dump load schema" -- "$cur"))
 	elif [ "$sub" = schema ] && [ -z "$verb" ]; then
 		COMPREPLY=($(compgen -W "generate check tidy" -- "$cur"))
+	elif [ "$sub" = load ]; then
+		# load DIR: the export's directory
+		COMPREPLY=($(compgen -d -- "$cur"))
 	fi
 	return 0
 }

@@ -58,7 +58,10 @@ enum
 	OPT_TABLE,
 	OPT_QUERY,
 	OPT_FORMAT,
-	OPT_ROWS_PER_FILE
+	OPT_ROWS_PER_FILE,
+	OPT_SINGLE_TRANSACTION,
+	OPT_REFRESH,
+	OPT_ON_CONFLICT
 };
 
 static const struct option long_options[] = {
@@ -98,6 +101,9 @@ static const struct option long_options[] = {
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"rows-per-file", required_argument, NULL, OPT_ROWS_PER_FILE},
+	{"single-transaction", no_argument, NULL, '1'},
+	{"refresh", no_argument, NULL, OPT_REFRESH},
+	{"on-conflict", required_argument, NULL, OPT_ON_CONFLICT},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
 	{"verbose", no_argument, NULL, 'v'},
@@ -107,7 +113,7 @@ static const struct option long_options[] = {
 };
 
 /* the subcommands, in the order the help lists them */
-static const char *const subcommands[] = {"export", "explain", "dump", "schema", NULL};
+static const char *const subcommands[] = {"export", "explain", "dump", "load", "schema", NULL};
 static const char *const schema_verbs[] = {"generate", "check", "tidy", NULL};
 
 /*
@@ -131,6 +137,9 @@ usage_subcommands(void)
 		   "  dump      Write one whole table (--table) or query (--query) into files\n"
 		   "            of at most --rows-per-file rows, from one snapshot, with -j N\n"
 		   "            connections: no config, no masks, no closure.\n"
+		   "  load      Load an export's directory (load DIR) into a database, file by\n"
+		   "            file, with libpq: -j N, --single-transaction, --refresh,\n"
+		   "            --on-conflict=skip.\n"
 		   "Options go before or after the subcommand. \"exwiw SUBCOMMAND --help\"\n"
 		   "lists that subcommand's options only; \"man exwiw\" is the manual.\n"
 		   "\n");
@@ -242,6 +251,29 @@ usage_explain(bool with_target)
 		   "\n");
 }
 
+/*
+ * usage_load
+ *		The load subcommand's options.
+ */
+static void
+usage_load(void)
+{
+	printf("Load options (exwiw load DIR):\n"
+		   "    -j, --jobs=N                     Load with N connections: a file starts once the\n"
+		   "                                     files of the tables its table's foreign keys join\n"
+		   "                                     have loaded (also --parallel-workers)\n"
+		   "    -1, --single-transaction         Load every file in one transaction: all or nothing\n"
+		   "        --refresh                    Run DIR's delete-NNN-<table>.sql files first, then\n"
+		   "                                     the insert files, in one transaction: the tenant's\n"
+		   "                                     rows are replaced\n"
+		   "        --on-conflict=ACTION         error (default): a row whose key exists fails the\n"
+		   "                                     load; skip: such rows are skipped (ON CONFLICT DO\n"
+		   "                                     NOTHING), to load a second tenant into one database\n"
+		   "    -q, --quiet                      No progress display, no summary: only errors\n"
+		   "    The first error stops the load, naming the file and line; exit status 1.\n"
+		   "\n");
+}
+
 static void
 usage_schema(void)
 {
@@ -283,6 +315,7 @@ usage(void)
 	usage_export();
 	usage_explain(false);
 	usage_dump();
+	usage_load();
 	usage_schema();
 	usage_other();
 }
@@ -317,6 +350,14 @@ usage_command(CliCommand command)
 				   "rows, from one snapshot, with -j N connections: no config, no masks.\n\n");
 			usage_connection();
 			usage_dump();
+			break;
+		case CMD_LOAD:
+			printf("Usage: exwiw load DIR [options]\n\n"
+				   "Load an export's files into the database the connection options point\n"
+				   "at, in file order, with libpq (no psql): statements and COPY data, in\n"
+				   "each file's own client encoding. No psql meta-command is ever run.\n\n");
+			usage_connection();
+			usage_load();
 			break;
 		case CMD_SCHEMA:
 			printf("Usage: exwiw schema generate|check|tidy --from-db --schema-dir=DIR [options]\n\n"
@@ -565,7 +606,7 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	optind = 1;
 	opterr = 0;					/* our own messages, "exwiw: error: ..." */
 
-	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvVwW?", long_options,
+	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvVwW1?", long_options,
 							&optindex)) != -1)
 	{
 		noptions++;
@@ -685,6 +726,15 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				/* the subcommand's: known once every argument is read */
 				format = pg_strdup(optarg);
 				break;
+			case '1':
+				opts->single_transaction = true;
+				break;
+			case OPT_REFRESH:
+				opts->refresh = true;
+				break;
+			case OPT_ON_CONFLICT:
+				opts->on_conflict_text = pg_strdup(optarg);
+				break;
 			case OPT_ROWS_PER_FILE:
 				opts->rows_per_file = parse_int_option(optarg, "--rows-per-file");
 				break;
@@ -737,6 +787,13 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			opts->command = CMD_EXPLAIN, pos++;
 		else if (strcmp(argv[pos], "dump") == 0)
 			opts->command = CMD_DUMP, pos++;
+		else if (strcmp(argv[pos], "load") == 0)
+		{
+			opts->command = CMD_LOAD;
+			pos++;
+			if (pos < argc)
+				opts->load_dir = strip_slashes(argv[pos++]);
+		}
 		else if (strcmp(argv[pos], "schema") == 0)
 		{
 			opts->command = CMD_SCHEMA;
@@ -771,8 +828,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			usage();
 		exit(0);
 	}
-	/* no option at all: the help, as the Ruby client */
-	if (noptions == 0 && pos == argc)
+	/* no option at all: the help, as the Ruby client ("exwiw load DIR" loads) */
+	if (noptions == 0 && pos == argc && opts->load_dir == NULL)
 	{
 		usage();
 		exit(0);
@@ -879,6 +936,56 @@ check_dump_options(CliOptions *opts)
 }
 
 /*
+ * check_load_options
+ *		The load subcommand's options: the directory, --on-conflict's
+ *		value, -j not with one transaction (as pg_restore), none of the
+ *		export's or dump's options.
+ */
+static void
+check_load_options(CliOptions *opts)
+{
+	if (opts->load_dir == NULL)
+	{
+		pg_log_error("exwiw load needs the directory to load: exwiw load DIR");
+		pg_log_error_hint("Try \"exwiw load --help\" for more information.");
+		exit(1);
+	}
+	if (opts->ids_given || opts->given_output_dir || opts->given_output_format ||
+		opts->given_hook || opts->with_schema || opts->dump_table || opts->dump_query ||
+		opts->dump_format || opts->rows_per_file != -1 || opts->split_rows != -1 ||
+		opts->analyze || opts->show_plans || opts->from_db || opts->fail_on)
+	{
+		pg_log_error("exwiw load takes no export, explain, dump or schema options (--ids, --output-dir, --output-format, ...)");
+		pg_log_error_hint("Try \"exwiw load --help\" for more information.");
+		exit(1);
+	}
+	opts->on_conflict = ON_CONFLICT_ERROR;
+	if (opts->on_conflict_text != NULL)
+	{
+		if (strcmp(opts->on_conflict_text, "skip") == 0)
+			opts->on_conflict = ON_CONFLICT_SKIP;
+		else if (strcmp(opts->on_conflict_text, "error") != 0)
+		{
+			pg_log_error("invalid --on-conflict '%s'. Available options are: error, skip", opts->on_conflict_text);
+			exit(1);
+		}
+	}
+	if (opts->jobs < 1)
+		opts->jobs = 1;
+	if (opts->jobs > 1 && opts->single_transaction)
+	{
+		pg_log_error("cannot specify both --single-transaction and multiple jobs");
+		exit(1);
+	}
+	if (opts->jobs > 1 && opts->refresh)
+	{
+		pg_log_error("cannot specify both --refresh and multiple jobs");
+		pg_log_error_hint("--refresh runs the delete and insert files in one transaction, on one connection.");
+		exit(1);
+	}
+}
+
+/*
  * check_options
  *		Apply the run config, then check the options in the Ruby client's
  *		order, with its messages.
@@ -959,6 +1066,18 @@ check_options(CliOptions *opts)
 			exit(1);
 		}
 		pg_log_warning("--scope-column is deprecated; declare a per-table `scope_column:` in the schema config and drop the flag instead.");
+	}
+
+	/* 12. load: its own options; theirs are the load's only */
+	if (opts->command == CMD_LOAD)
+	{
+		check_load_options(opts);
+		return;
+	}
+	if (opts->single_transaction || opts->refresh || opts->on_conflict_text)
+	{
+		pg_log_error("--single-transaction, --refresh and --on-conflict apply to the load subcommand only");
+		exit(1);
 	}
 
 	/* 12. dump: its own options */

@@ -423,3 +423,25 @@ progress_finish(Progress *p, const char *dir, int files, long rows, long bytes)
 	active_progress = NULL;
 	pg_logging_set_pre_callback(NULL);
 }
+
+/*
+ * progress_finish_load
+ *		Erase the live lines and print exwiw load's summary line.
+ */
+void
+progress_finish_load(Progress *p, const char *dir, int files, long rows, long bytes)
+{
+	char		b1[32],
+				b2[32];
+
+	if (p == NULL || !p->enabled)
+		return;
+	clear_live(p);
+	format_count(b1, sizeof(b1), rows);
+	format_bytes(b2, sizeof(b2), bytes);
+	fprintf(stderr, "exwiw: loaded %d files, %s rows, %s from %s in %.2f s\n",
+			files, b1, b2, dir, now_seconds() - p->started);
+	fflush(stderr);
+	active_progress = NULL;
+	pg_logging_set_pre_callback(NULL);
+}

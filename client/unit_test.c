@@ -4,7 +4,8 @@
  *	  Unit tests of the client's pure parts: --ids parsing, the YAML run
  *	  config, the JSON tree and its Ruby-style printing, the schema file
  *	  names, the DDL post-processing of pg_dump's output, the row counting
- *	  of the progress display, the deal of files to workers.
+ *	  of the progress display, the deal of files to workers, exwiw load's
+ *	  statement splitter.
  *
  *	  make -C client unit          build and run them (exit 1 on failure)
  *	  client/unit_test --ddl FILE  print FILE post-processed (for
@@ -305,6 +306,120 @@ test_split(void)
 }
 
 /*
+ * split_copy_collect
+ *		split_copy_data's sender for the tests: "<data>" appended.
+ */
+static bool
+split_copy_collect(const char *data, size_t len, void *arg)
+{
+	StringInfo	out = arg;
+
+	appendStringInfo(out, "<%.*s>", (int) len, data);
+	return true;
+}
+
+/*
+ * split_file_text
+ *		Split text (written to a temporary file) in encoding, with
+ *		standard_conforming_strings scs: the statements joined by "|" (each
+ *		prefixed by its line and ":"), "ERR@line:message" at an error.
+ */
+static char *
+split_file_text(const char *text, const char *encoding, bool scs)
+{
+	char		path[] = "/tmp/exwiw-split-XXXXXX";
+	int			fd = mkstemp(path);
+	SqlSplitter *s;
+	SqlStatement st;
+	StringInfoData out;
+	SplitResult r;
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t) strlen(text))
+		pg_fatal("could not write \"%s\": %m", path);
+	close(fd);
+	s = split_open(path);
+	s->encoding = pg_char_to_encoding(encoding);
+	s->std_strings = scs;
+	initStringInfo(&out);
+	while ((r = split_next(s, &st)) == SPLIT_STATEMENT)
+	{
+		appendStringInfo(&out, "%s%d:%s", out.len ? "|" : "", st.line, st.text);
+		if (st.is_copy_from_stdin)
+		{
+			long		rows;
+			int			first;
+
+			appendStringInfoString(&out, "[copy]");
+			if (!split_copy_data(s, split_copy_collect, &out, &rows, &first))
+				break;
+		}
+	}
+	if (r == SPLIT_ERROR || s->errmsg)
+		appendStringInfo(&out, "|ERR@%d:%s", s->errline, s->errmsg);
+	split_close(s);
+	unlink(path);
+	return out.data;
+}
+
+/*
+ * test_sql_split
+ *		The statement splitter of exwiw load: quotes, E'' strings, dollar
+ *		quotes, comments, COPY data, meta-commands, multibyte encodings.
+ */
+static void
+test_sql_split(void)
+{
+	check_str(split_file_text("SELECT 1; SELECT ';' ;\n", "UTF8", true),
+			  "1:SELECT 1|1:SELECT ';' ", "semicolons in quotes");
+	check_str(split_file_text("SELECT 'a''b;c', \"x;\"\"y\";\n", "UTF8", true),
+			  "1:SELECT 'a''b;c', \"x;\"\"y\"", "doubled quotes");
+	check_str(split_file_text("SELECT E'\\';', 'x\\';\nSELECT 2;\n", "UTF8", true),
+			  "1:SELECT E'\\';', 'x\\'|2:SELECT 2", "E'' escapes, plain '' does not (scs on)");
+	check_str(split_file_text("SELECT 'x\\';';\n", "UTF8", false),
+			  "1:SELECT 'x\\';'", "with scs off, a backslash escapes in ''");
+	check_str(split_file_text("DO $x$ BEGIN PERFORM 1; END $x$;\nDO $$ a; $x$ $$;\n", "UTF8", true),
+			  "1:DO $x$ BEGIN PERFORM 1; END $x$|2:DO $$ a; $x$ $$", "dollar quotes");
+	check_str(split_file_text("-- a; comment\n/* b; /* nested; */ c; */ SELECT 1;\n", "UTF8", true),
+			  "2:SELECT 1", "comments");
+	check_str(split_file_text("SELECT f(1;2);\n", "UTF8", true),
+			  "1:SELECT f(1;2)", "parentheses");
+	check_str(split_file_text("CREATE FUNCTION f() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n SELECT 1;\n SELECT CASE WHEN true THEN 2 END;\nEND;\nSELECT 3;\n", "UTF8", true),
+			  "1:CREATE FUNCTION f() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n SELECT 1;\n SELECT CASE WHEN true THEN 2 END;\nEND|6:SELECT 3",
+			  "BEGIN ATOMIC bodies");
+	check_str(split_file_text("CREATE TABLE t (begin int);\nSELECT 1;\n", "UTF8", true),
+			  "1:CREATE TABLE t (begin int)|2:SELECT 1", "a column named begin");
+	check_str(split_file_text("COPY t (a) FROM stdin;\n1\n\\.\nSELECT 1;\n", "UTF8", true),
+			  "1:COPY t (a) FROM stdin[copy]<1\n>|4:SELECT 1", "COPY data to its \\. line");
+	check_str(split_file_text("COPY t (a) FROM stdin;\n1\n", "UTF8", true),
+			  "1:COPY t (a) FROM stdin[copy]<1\n>|ERR@3:the file ends inside the data of a COPY statement (no \"\\.\" line)",
+			  "COPY data without its end");
+	check_str(split_file_text("\\restrict abc\nSELECT 1;\n\\unrestrict abc\n", "UTF8", true),
+			  "2:SELECT 1", "pg_dump's \\restrict lines are skipped");
+	check_str(split_file_text("SELECT 1;\n\\! touch x\n", "UTF8", true),
+			  "1:SELECT 1|ERR@2:psql meta-command \"\\!\" is not supported: exwiw load runs SQL statements only",
+			  "other meta-commands are refused");
+	check_str(split_file_text("SELECT 'a\n", "UTF8", true),
+			  "|ERR@1:the file ends inside a quoted string that starts at line 1", "an unterminated string");
+	check_str(split_file_text("SELECT 1", "UTF8", true),
+			  "|ERR@1:the file ends inside a statement that starts at line 1 (no terminating semicolon)",
+			  "no final semicolon");
+	/* SJIS: 0x95 0x5c is one character, its 0x5c not a backslash */
+	check_str(split_file_text("SELECT E'\x95\\';\n", "SJIS", true),
+			  "1:SELECT E'\x95\\'", "SJIS: a trail byte 0x5c does not escape the quote");
+	/* and in UTF8 the same bytes are a backslash that escapes it */
+	check_str(split_file_text("SELECT E'\xc3\xa9\\';';\n", "UTF8", true),
+			  "1:SELECT E'\xc3\xa9\\';'", "UTF8: the backslash escapes");
+	/* a value ending in a lead byte takes the quote into its character */
+	check_str(split_file_text("SELECT '\x95';\n\\! x\n';\n", "SJIS", true),
+			  "1:SELECT '\x95';\n\\! x\n'", "SJIS: a lead byte before the quote");
+	check_str(split_file_text("INSERT INTO t VALUES\n('1'),\n('2')\nON CONFLICT DO NOTHING;\n", "UTF8", true),
+			  "1:INSERT INTO t VALUES\n('1'),\n('2')\nON CONFLICT DO NOTHING", "an INSERT");
+	check_str(load_file_table("insert-003-a%2Fb.sql"), "a/b", "a file's table, decoded");
+	check_str(load_file_table("insert-001-shop.orders.part02.sql"), "shop.orders", "a part file's table");
+	check(load_file_table("insert-000-schema.sql") == NULL, "the schema file has no table");
+}
+
+/*
  * test_row_counting
  *		The progress display's rows, per format.
  */
@@ -538,6 +653,7 @@ main(int argc, char **argv)
 	test_write_durably_planted_link();
 	test_file_names();
 	test_row_counting();
+	test_sql_split();
 	test_ddl();
 	test_deal();
 	test_runconfig();
