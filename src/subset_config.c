@@ -54,7 +54,8 @@ static const char *const table_keys[] = {
 	"scope_column", "scope_exempt", "type", NULL
 };
 static const char *const column_keys[] = {
-	"comment", "ignore", "map", "name", "needs_mask_decision", "raw_sql",
+	"comment", "generalize", "ignore", "json", "map", "name",
+	"needs_mask_decision", "noise", "partial", "pseudonym", "raw_sql",
 	"replace_with", "replace_with_fake_data", NULL
 };
 static const char *const belongs_to_keys[] = {
@@ -921,6 +922,7 @@ parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 					 errhint("Write the same as \"raw_sql\", an SQL expression (for example \"'user' || id || '@example.com'\" or \"left(name, 1) || '.'\"), or as \"replace_with\", a template (for example \"user{id}@example.com\").")));
 		}
 		parse_fake(p, t, c, cv, i);
+		subset_config_parse_masks(&p->ectx, t, c, cv, i);
 		d = json_get(cv, "ignore");
 		if (d != NULL && d->type != jbvNull && d->type != jbvBool)
 		{
