@@ -20,7 +20,7 @@
  *	  uuid			a version 4 UUID made of the digest
  *
  * (card and phone are accepted for credit_card and phone_number).  NULL
- * stays NULL.
+ * stays NULL, and "" stays "".
  *
  *-------------------------------------------------------------------------
  */
@@ -188,7 +188,7 @@ mask_pseudonym_value(const char *type, bool ja, const char *value, size_t len)
 
 /*
  * exwiw_mask_pseudonym
- *		SQL entry point, see the file header.  NULL value: NULL.  The type
+ *		SQL entry point, see the file header.  NULL value: NULL; "": "".  The type
  *		and locale are checked before the secret, so that a mistake in them
  *		is reported first.
  */
@@ -228,6 +228,9 @@ exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	value = PG_GETARG_TEXT_PP(0);
+	/* "" holds nothing to hide, and stays "" */
+	if (VARSIZE_ANY_EXHDR(value) == 0)
+		PG_RETURN_TEXT_P(cstring_to_text(""));
 	PG_RETURN_TEXT_P(cstring_to_text(mask_pseudonym_value(type, ja,
 														  VARDATA_ANY(value),
 														  VARSIZE_ANY_EXHDR(value))));

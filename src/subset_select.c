@@ -25,6 +25,7 @@
  */
 #include "subset_planner.h"
 
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
@@ -93,7 +94,7 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 				appendStringInfoString(&s, " AS pg_catalog.interval), ");
 			}
 			else
-				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(CAST(%s.%s AS pg_catalog.numeric), CAST('%.17g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
+				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(CAST(%s.%s AS pg_catalog.numeric), CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
 								 qs, alias, qc, c->noise_ratio, getBaseType(c->typid));
 			subset_append_literal(&s, c->name);
 			appendStringInfoString(&s, ", ");
@@ -101,14 +102,30 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 			appendStringInfo(&s, ") AS %s)", typ);
 			break;
 		case SUBSET_MASK_GENERALIZE:
-			if (c->gen_to)
+			if (c->gen_to && getBaseType(c->typid) == DATEOID)
+			{
+				/*
+				 * date arithmetic: date_trunc would go through timestamp,
+				 * whose range is shorter; an infinity stays
+				 */
+				const char *field = strcmp(c->gen_to, "year") == 0 ? "doy" :
+					strcmp(c->gen_to, "month") == 0 ? "day" :
+					strcmp(c->gen_to, "week") == 0 ? "isodow" : NULL;
+
+				if (field)
+					appendStringInfo(&s, "CAST(%s.%s OPERATOR(pg_catalog.-) COALESCE(CAST(pg_catalog.extract('%s', %s.%s) AS pg_catalog.int4) OPERATOR(pg_catalog.-) 1, 0) AS %s)",
+									 alias, qc, field, alias, qc, typ);
+				else
+					appendStringInfo(&s, "%s.%s", alias, qc);
+			}
+			else if (c->gen_to)
 			{
 				appendStringInfoString(&s, "CAST(pg_catalog.date_trunc(");
 				subset_append_literal(&s, c->gen_to);
 				appendStringInfo(&s, ", %s.%s) AS %s)", alias, qc, typ);
 			}
 			else
-				appendStringInfo(&s, "CAST(pg_catalog.floor(CAST(%s.%s AS pg_catalog.numeric) / %s) * %s AS %s)",
+				appendStringInfo(&s, "CAST(pg_catalog.floor(CAST(%s.%s AS pg_catalog.numeric) OPERATOR(pg_catalog./) %s) OPERATOR(pg_catalog.*) %s AS %s)",
 								 alias, qc, c->gen_step, c->gen_step, typ);
 			break;
 		case SUBSET_MASK_JSON:
