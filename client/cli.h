@@ -29,6 +29,7 @@
  *	progress.c		the progress display on a terminal
  *	schema.c		schema generate | check | tidy --from-db
  *	explain.c		the explain subcommand
+ *	mask.c			mask preview: original beside masked values
  *	pgdump.c		insert-000-schema.sql: pg_dump, run as a child
  *	ddl.c			pg_dump's output made idempotent, as the Ruby client
  *
@@ -75,7 +76,8 @@ typedef enum CliCommand
 	CMD_EXPORT,
 	CMD_EXPLAIN,
 	CMD_SCHEMA,
-	CMD_DUMP
+	CMD_DUMP,
+	CMD_MASK
 } CliCommand;
 
 /* -W forces a password prompt, -w forbids one; by default, on demand */
@@ -173,6 +175,10 @@ typedef struct CliOptions
 	char	   *dump_query;		/* --query */
 	char	   *dump_format;	/* --format: sql | copy | jsonl */
 	long		rows_per_file;	/* --rows-per-file, -1 unset */
+
+	/* mask preview */
+	char	   *mask_verb;		/* "preview", as typed, or NULL */
+	long		preview_rows;	/* --rows, -1 unset */
 } CliOptions;
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);
@@ -435,6 +441,7 @@ extern void format_count(char *buf, size_t len, double n);
 extern int	run_export(CliOptions *opts);
 extern int	run_dump(CliOptions *opts);
 extern int	run_explain(CliOptions *opts);
+extern int	run_mask_preview(CliOptions *opts);
 extern int	run_schema(CliOptions *opts);
 
 /* pgdump.c, ddl.c */

@@ -7,6 +7,7 @@
  *	  exwiw explain --target-table=shops --ids=1 --schema-dir=schema
  *	  exwiw schema generate|check|tidy --from-db --schema-dir=schema
  *	  exwiw dump --table=orders --format=jsonl --rows-per-file=10000 -j 2 -o out
+ *	  exwiw mask preview --table=users --rows=5 --schema-dir=schema
  *
  * The subcommands and flags are the Ruby client's (see options.c), so that
  * scripts written for it keep working; the files come from the server's
@@ -44,6 +45,8 @@ main(int argc, char **argv)
 			return run_schema(&opts);
 		case CMD_DUMP:
 			return run_dump(&opts);
+		case CMD_MASK:
+			return run_mask_preview(&opts);
 	}
 	return 1;
 }

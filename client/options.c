@@ -58,7 +58,8 @@ enum
 	OPT_TABLE,
 	OPT_QUERY,
 	OPT_FORMAT,
-	OPT_ROWS_PER_FILE
+	OPT_ROWS_PER_FILE,
+	OPT_ROWS
 };
 
 static const struct option long_options[] = {
@@ -98,6 +99,7 @@ static const struct option long_options[] = {
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"rows-per-file", required_argument, NULL, OPT_ROWS_PER_FILE},
+	{"rows", required_argument, NULL, OPT_ROWS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
 	{"verbose", no_argument, NULL, 'v'},
@@ -107,7 +109,7 @@ static const struct option long_options[] = {
 };
 
 /* the subcommands, in the order the help lists them */
-static const char *const subcommands[] = {"export", "explain", "dump", "schema", NULL};
+static const char *const subcommands[] = {"export", "explain", "dump", "schema", "mask", NULL};
 static const char *const schema_verbs[] = {"generate", "check", "tidy", NULL};
 
 /*
@@ -131,6 +133,8 @@ usage_subcommands(void)
 		   "  dump      Write one whole table (--table) or query (--query) into files\n"
 		   "            of at most --rows-per-file rows, from one snapshot, with -j N\n"
 		   "            connections: no config, no masks, no closure.\n"
+		   "  mask      preview: print a table's masked columns, original beside\n"
+		   "            masked, for its first --rows rows (for a privileged role).\n"
 		   "Options go before or after the subcommand. \"exwiw SUBCOMMAND --help\"\n"
 		   "lists that subcommand's options only; \"man exwiw\" is the manual.\n"
 		   "\n");
@@ -214,6 +218,20 @@ usage_export(void)
  *		The dump subcommand's options.
  */
 static void
+usage_mask(void)
+{
+	printf("Mask preview options:\n"
+		   "        --table=TABLE                The table to preview, as the config names it\n"
+		   "        --rows=N                     Its first N rows by primary key (default 10)\n"
+		   "        --schema-dir, -c             As for export\n"
+		   "\n");
+}
+
+/*
+ * usage_dump
+ *		The dump subcommand's options.
+ */
+static void
 usage_dump(void)
 {
 	printf("Dump options:\n"
@@ -283,6 +301,7 @@ usage(void)
 	usage_export();
 	usage_explain(false);
 	usage_dump();
+	usage_mask();
 	usage_schema();
 	usage_other();
 }
@@ -317,6 +336,14 @@ usage_command(CliCommand command)
 				   "rows, from one snapshot, with -j N connections: no config, no masks.\n\n");
 			usage_connection();
 			usage_dump();
+			break;
+		case CMD_MASK:
+			printf("Usage: exwiw mask preview --table=TABLE [--rows=N] --schema-dir=DIR [options]\n\n"
+				   "Print the masked columns of a table, original beside masked, for its\n"
+				   "first N rows, as the export would mask them. Nothing is written. Needs\n"
+				   "a role with the privileges of pg_read_all_data.\n\n");
+			usage_connection();
+			usage_mask();
 			break;
 		case CMD_SCHEMA:
 			printf("Usage: exwiw schema generate|check|tidy --from-db --schema-dir=DIR [options]\n\n"
@@ -561,6 +588,7 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	opts->jobs = -1;
 	opts->split_rows = -1;
 	opts->rows_per_file = -1;
+	opts->preview_rows = -1;
 
 	optind = 1;
 	opterr = 0;					/* our own messages, "exwiw: error: ..." */
@@ -688,6 +716,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_ROWS_PER_FILE:
 				opts->rows_per_file = parse_int_option(optarg, "--rows-per-file");
 				break;
+			case OPT_ROWS:
+				opts->preview_rows = parse_int_option(optarg, "--rows");
+				break;
 			case 'q':
 				opts->quiet = true;
 				break;
@@ -737,6 +768,13 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			opts->command = CMD_EXPLAIN, pos++;
 		else if (strcmp(argv[pos], "dump") == 0)
 			opts->command = CMD_DUMP, pos++;
+		else if (strcmp(argv[pos], "mask") == 0)
+		{
+			opts->command = CMD_MASK;
+			pos++;
+			if (pos < argc)
+				opts->mask_verb = argv[pos++];
+		}
 		else if (strcmp(argv[pos], "schema") == 0)
 		{
 			opts->command = CMD_SCHEMA;
@@ -824,6 +862,41 @@ set_log_level(const char *level)
 	{
 		pg_log_error("invalid log level: %s", level);
 		pg_log_error_hint("Use one of debug, info, warn, error.");
+		exit(1);
+	}
+}
+
+/*
+ * check_mask_options
+ *		The mask subcommand's options: the verb preview, --table, --rows
+ *		(default 10), a schema dir, and nothing of export or dump.
+ */
+static void
+check_mask_options(CliOptions *opts)
+{
+	if (opts->mask_verb == NULL || strcmp(opts->mask_verb, "preview") != 0)
+	{
+		pg_log_error("usage: exwiw mask preview --table=TABLE [--rows=N] (got \"%s\")",
+					 opts->mask_verb ? opts->mask_verb : "");
+		exit(1);
+	}
+	if (opts->dump_table == NULL)
+	{
+		pg_log_error("exwiw mask preview needs --table");
+		exit(1);
+	}
+	if (opts->dump_query || opts->dump_format || opts->rows_per_file != -1 ||
+		opts->target_table || ids_any_given(&opts->ids) || opts->given_output_dir ||
+		opts->with_schema || opts->analyze || opts->from_db)
+	{
+		pg_log_error("exwiw mask preview takes --table, --rows, the schema config and the connection options only");
+		exit(1);
+	}
+	if (opts->preview_rows == -1)
+		opts->preview_rows = 10;
+	if (opts->schema_dir == NULL)
+	{
+		pg_log_error("schema dir is required (pass --schema-dir or set schema_dir in the config file)");
 		exit(1);
 	}
 }
@@ -959,6 +1032,18 @@ check_options(CliOptions *opts)
 			exit(1);
 		}
 		pg_log_warning("--scope-column is deprecated; declare a per-table `scope_column:` in the schema config and drop the flag instead.");
+	}
+
+	/* 11b. mask preview: --table, --rows, the schema dir */
+	if (opts->command == CMD_MASK)
+	{
+		check_mask_options(opts);
+		return;
+	}
+	if (opts->preview_rows != -1)
+	{
+		pg_log_error("--rows applies to the mask preview subcommand only");
+		exit(1);
 	}
 
 	/* 12. dump: its own options */
