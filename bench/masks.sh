@@ -36,8 +36,9 @@ masked="[{\"name\": \"bench_t\", \"primary_key\": \"id\", \"scope_column\": \"te
 export_once() {
 	local start end
 	start=$(date +%s.%N)
-	psql -X -q -v ON_ERROR_STOP=1 -v cfg="$1" \
-		-c "COPY (SELECT chunk FROM exwiw_export(NULL, '{1}', :'cfg')) TO '/dev/null'" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -v cfg="$1" >/dev/null <<'SQL'
+COPY (SELECT chunk FROM exwiw_export(NULL, '{1}', :'cfg')) TO '/dev/null';
+SQL
 	end=$(date +%s.%N)
 	echo "$end - $start" | bc
 }
@@ -47,7 +48,7 @@ best() { # best CONFIG: the best of two runs
 	b=$(export_once "$1")
 	echo "if ($a < $b) $a else $b" | bc
 }
-psql -X -q -v cfg="$plain" -c "COPY (SELECT chunk FROM exwiw_export(NULL, '{1}', :'cfg')) TO '/dev/null'"  # warm the cache
+export_once "$plain" >/dev/null  # warm the cache
 t_plain=$(best "$plain")
 t_masked=$(best "$masked")
 ratio=$(echo "scale=2; $t_masked / $t_plain" | bc)
