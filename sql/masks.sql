@@ -194,6 +194,8 @@ SELECT try_cfg('[{"name": "id"}, {"name": "name", "json": [{"path": "$.a", "dele
 SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "ssn"}}]');
 SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "email", "from": "nosuch"}}]');
 SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "email"}, "replace_with": "x"}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "salary", "pseudonym": {"type": "email"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a", "pseudonym": {"type": "name", "seed": "x"}}]}]');
 SELECT try_cfg('[{"name": "id"}, {"name": "salary", "partial": {"keep_end": 4}}]');
 SELECT try_cfg('[{"name": "id"}, {"name": "phone", "partial": {"keep_end": -1}}]');
 SELECT try_cfg('[{"name": "id"}, {"name": "phone", "partial": {"fill": ""}}]');

@@ -83,6 +83,62 @@ float_numeric(double d)
 }
 
 /*
+ * noise_fast
+ *		The number form computed on the value's unscaled digits as an
+ *		int64 (the common case: at most 18 digits), or NULL when the value
+ *		does not fit, for the numeric path below.  Same result rule: v +
+ *		v * u * ratio at v's scale, integers within their type's range.
+ */
+static Numeric
+noise_fast(Numeric v, double f, Oid type)
+{
+	char	   *txt = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v)));
+	const char *p = txt;
+	int64		u = 0;
+	int64		r;
+	int			ndig = 0;
+	int			scale = 0;
+	bool		neg = false;
+	bool		frac = false;
+	char		buf[48];
+	char		digits[24];
+	int			len;
+
+	if (*p == '-')
+		neg = true, p++;
+	for (; *p; p++)
+	{
+		if (*p == '.' && !frac)
+		{
+			frac = true;
+			continue;
+		}
+		if (*p < '0' || *p > '9' || ndig >= 18)
+			return NULL;
+		u = u * 10 + (*p - '0');
+		ndig++;
+		scale += frac;
+	}
+	if (neg)
+		u = -u;
+	r = u + (int64) round((double) u * f);
+	if (type == INT2OID)
+		r = Max(PG_INT16_MIN, Min(PG_INT16_MAX, r));
+	else if (type == INT4OID)
+		r = Max(PG_INT32_MIN, Min(PG_INT32_MAX, r));
+	if (scale == 0)
+		return int64_to_numeric(r);
+	/* r / 10^scale, written with scale digits after the point */
+	len = snprintf(digits, sizeof(digits), "%0*lld", scale + 1,
+				   (long long) (r < 0 ? -r : r));
+	snprintf(buf, sizeof(buf), "%s%.*s.%s", r < 0 ? "-" : "", len - scale, digits,
+			 digits + len - scale);
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+}
+
+/*
  * exwiw_mask_noise_numeric
  *		The number form, see the file header.
  */
@@ -108,6 +164,9 @@ exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
 	u = noise_unit(fcinfo, 3, 4);
 	if (numeric_is_nan(v) || numeric_is_inf(v))
 		PG_RETURN_NUMERIC(v);
+	if (type != FLOAT4OID && type != FLOAT8OID &&
+		(r = noise_fast(v, u * ratio, type)) != NULL)
+		PG_RETURN_NUMERIC(r);
 	/* v + v * (u * ratio), at v's own scale */
 	scale = DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(v)));
 	r = DatumGetNumeric(DirectFunctionCall2(numeric_mul, NumericGetDatum(v),

@@ -35,6 +35,7 @@ static const char *const partial_keys[] = {"comment", "fill", "keep_domain", "ke
 static const char *const noise_keys[] = {"comment", "interval", "ratio", NULL};
 static const char *const generalize_keys[] = {"comment", "step", "to", NULL};
 static const char *const json_keys[] = {"comment", "delete", "partial", "path", "pseudonym", NULL};
+static const char *const json_pseudonym_keys[] = {"locale", "type", NULL};
 static const char *const generalize_units[] = {"year", "month", "week", "day", "hour", NULL};
 
 /* The state of one column's parse. */
@@ -329,6 +330,7 @@ parse_json_spec(MaskParse *m, JsonbValue *cv)
 
 				if (op->type != jbvBinary || !JsonContainerIsObject(op->val.binary.data))
 					mask_error(m, sub, "must be a type name or an object", NULL);
+				check_obj_keys(m, op, json_pseudonym_keys, sub);
 				if (type == NULL)
 					mask_error(m, psprintf("%s.type", sub), "is missing", NULL);
 				check_type_locale(m, type, mstring(m, op, "locale", psprintf("%s.locale", sub)), sub);
@@ -402,6 +404,11 @@ subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
 			mask_error(&m, "pseudonym.type", "is missing", NULL);
 		c->mask_locale = mstring(&m, v, "locale", "pseudonym.locale");
 		check_type_locale(&m, type, c->mask_locale, "pseudonym");
+		if (!is_text_type(c->typid) &&
+			!(getBaseType(c->typid) == UUIDOID && strcmp(type, "uuid") == 0))
+			mask_error(&m, "pseudonym", psprintf("applies to a text column (or a uuid column, with type uuid), and column \"%s\" is of type %s",
+												 c->name, format_type_be(c->typid)),
+					   "A pseudonym is text: the file could not load it into this column.");
 		if (from == NULL)
 			from = c->name;
 		if (get_attnum(t->relid, from) == InvalidAttrNumber)
