@@ -228,3 +228,76 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_copy_lines(text, text) IS
 'A COPY-format dump as one file line per row, for \copy (SELECT exwiw_copy_lines(...)) TO ''file'' WITH (FORMAT csv, DELIMITER E''\x01'', QUOTE E''\x02'', NULL E''\x03'')';
+
+------------------------------------------------------------------------------
+-- Masks that are functions (mask_*.c): the generated SELECT of a subset
+-- export calls them for the column keys pseudonym, partial, noise and json.
+-- Pseudonyms and noise are keyed by exwiw.mask_secret, which the functions
+-- read themselves: it is never part of a query's text.
+------------------------------------------------------------------------------
+
+CREATE FUNCTION exwiw_mask_pseudonym(value text, type text, locale text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_mask_pseudonym'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_pseudonym(text, text, text) IS
+'A fake value of type (name, email, username, phone_number, address, company, iban, credit_card, uuid, ...) keyed by HMAC-SHA-256 of value under exwiw.mask_secret: the same value gives the same pseudonym everywhere';
+
+CREATE FUNCTION exwiw_mask_partial(value text, keep_start integer DEFAULT 0,
+	keep_end integer DEFAULT 0, fill text DEFAULT '*', keep_domain boolean DEFAULT false)
+RETURNS text
+AS 'MODULE_PATHNAME', 'exwiw_mask_partial'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_partial(text, integer, integer, text, boolean) IS
+'Keep keep_start and keep_end characters of value, each other one becomes fill (a value no longer than both is filled whole); keep_domain keeps an e-mail''s @domain';
+
+CREATE FUNCTION exwiw_mask_noise(value numeric, ratio float8, type oid,
+	column_name text, seed text)
+RETURNS numeric
+AS 'MODULE_PATHNAME', 'exwiw_mask_noise_numeric'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_noise(numeric, float8, oid, text, text) IS
+'value moved by up to ratio of itself, by an amount keyed by exwiw.mask_secret, column_name and seed (the row''s key), rounded to its scale and kept within the range of type';
+
+CREATE FUNCTION exwiw_mask_noise(value date, span interval, column_name text, seed text)
+RETURNS date
+AS 'MODULE_PATHNAME', 'exwiw_mask_noise_date'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_noise(date, interval, text, text) IS
+'value moved by up to span, by whole days keyed by exwiw.mask_secret, column_name and seed, kept within the range of date';
+
+CREATE FUNCTION exwiw_mask_noise(value timestamp, span interval, column_name text, seed text)
+RETURNS timestamp
+AS 'MODULE_PATHNAME', 'exwiw_mask_noise_timestamp'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_noise(timestamp, interval, text, text) IS
+'value moved by up to span, by an amount keyed by exwiw.mask_secret, column_name and seed, kept within the range of timestamp';
+
+CREATE FUNCTION exwiw_mask_noise(value timestamptz, span interval, column_name text, seed text)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'exwiw_mask_noise_timestamp'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_noise(timestamptz, interval, text, text) IS
+'value moved by up to span, by an amount keyed by exwiw.mask_secret, column_name and seed, kept within the range of timestamptz';
+
+CREATE FUNCTION exwiw_mask_json(doc jsonb, spec jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'exwiw_mask_json'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION exwiw_mask_json(jsonb, jsonb) IS
+'doc with the masks of spec applied at their paths ([{"path": "$.a.b", "pseudonym": type | "partial": {...} | "delete": true}, ...]), the rest untouched';
+
+CREATE FUNCTION exwiw_mask_preview(config jsonb, table_name text, nrows integer DEFAULT 10)
+RETURNS TABLE(row_number integer, column_name text, original text, masked text)
+AS 'MODULE_PATHNAME', 'exwiw_mask_preview'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION exwiw_mask_preview(jsonb, text, integer) IS
+'The masked columns of a table of the config, original beside masked, for its first nrows rows; only for roles with the privileges of pg_read_all_data';

@@ -32,6 +32,7 @@
  *	progress.c		the progress display on a terminal
  *	schema.c		schema generate | check | tidy --from-db
  *	explain.c		the explain subcommand
+ *	mask.c			mask preview: original beside masked values
  *	pgdump.c		insert-000-schema.sql: pg_dump, run as a child
  *	ddl.c			pg_dump's output made idempotent, as the Ruby client
  *	load.c			the load subcommand: a directory of files into a
@@ -84,7 +85,8 @@ typedef enum CliCommand
 	CMD_EXPLAIN,
 	CMD_SCHEMA,
 	CMD_DUMP,
-	CMD_LOAD
+	CMD_LOAD,
+	CMD_MASK
 } CliCommand;
 
 /* load --on-conflict */
@@ -196,6 +198,10 @@ typedef struct CliOptions
 	bool		refresh;		/* --refresh: delete files, then inserts */
 	char	   *on_conflict_text;	/* --on-conflict, as given */
 	OnConflict	on_conflict;
+
+	/* mask preview */
+	char	   *mask_verb;		/* "preview", as typed, or NULL */
+	long		preview_rows;	/* --rows, -1 unset */
 } CliOptions;
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);
@@ -473,6 +479,7 @@ extern void format_count(char *buf, size_t len, double n);
 extern int	run_export(CliOptions *opts);
 extern int	run_dump(CliOptions *opts);
 extern int	run_explain(CliOptions *opts);
+extern int	run_mask_preview(CliOptions *opts);
 extern int	run_schema(CliOptions *opts);
 extern int	run_load(CliOptions *opts);
 

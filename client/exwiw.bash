@@ -10,7 +10,7 @@ _exwiw_options() {
 	--no-password --adapter= --target-table= --ids= --scope-column= --schema-dir=
 	--config= --output-dir= --force --output-format= --with-schema
 	--parallel-workers= --jobs= --split-rows= --allow-undecided --allow-missing-ids
-	--table= --query= --format= --rows-per-file=
+	--table= --query= --format= --rows-per-file= --rows=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
 	--ids-field= --mongodb-query-timeout-ms= --single-transaction --refresh
@@ -35,7 +35,7 @@ _exwiw_values() {
 	esac
 }
 
-# _exwiw: the completion function: subcommands, schema's verbs, options and
+# _exwiw: the completion function: subcommands, schema's and mask's verbs, options and
 # their values (--flag=value and --flag value).
 _exwiw() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= i w sub= verb=
@@ -60,7 +60,7 @@ _exwiw() {
 			;;
 		--port | -p | --database | --dbname | -d | --target-table | --ids | \
 			--parallel-workers | --jobs | -j | --split-rows | --scope-column | \
-			--table | --query | --rows-per-file)
+			--table | --query | --rows-per-file | --rows)
 			return 0
 			;;
 	esac
@@ -70,8 +70,9 @@ _exwiw() {
 		w=${COMP_WORDS[i]}
 		case $w in
 			-*) ;;
-			export | explain | schema | dump | load) [ -z "$sub" ] && sub=$w ;;
+			export | explain | schema | dump | load | mask) [ -z "$sub" ] && sub=$w ;;
 			generate | check | tidy) [ "$sub" = schema ] && verb=$w ;;
+			preview) [ "$sub" = mask ] && verb=$w ;;
 		esac
 	done
 
@@ -82,9 +83,11 @@ _exwiw() {
 		return 0
 	fi
 	if [ -z "$sub" ]; then
-		COMPREPLY=($(compgen -W "export explain dump load schema" -- "$cur"))
+		COMPREPLY=($(compgen -W "export explain dump load schema mask" -- "$cur"))
 	elif [ "$sub" = schema ] && [ -z "$verb" ]; then
 		COMPREPLY=($(compgen -W "generate check tidy" -- "$cur"))
+	elif [ "$sub" = mask ] && [ -z "$verb" ]; then
+		COMPREPLY=($(compgen -W "preview" -- "$cur"))
 	elif [ "$sub" = load ]; then
 		# load DIR: the export's directory
 		COMPREPLY=($(compgen -d -- "$cur"))

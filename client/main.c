@@ -8,6 +8,7 @@
  *	  exwiw schema generate|check|tidy --from-db --schema-dir=schema
  *	  exwiw dump --table=orders --format=jsonl --rows-per-file=10000 -j 2 -o out
  *	  exwiw load dump -j 2 --on-conflict=skip -d development
+ *	  exwiw mask preview --table=users --rows=5 --schema-dir=schema
  *
  * The subcommands and flags are the Ruby client's (see options.c), so that
  * scripts written for it keep working; the files come from the server's
@@ -47,6 +48,8 @@ main(int argc, char **argv)
 			return run_dump(&opts);
 		case CMD_LOAD:
 			return run_load(&opts);
+		case CMD_MASK:
+			return run_mask_preview(&opts);
 	}
 	return 1;
 }

@@ -61,7 +61,8 @@ enum
 	OPT_ROWS_PER_FILE,
 	OPT_SINGLE_TRANSACTION,
 	OPT_REFRESH,
-	OPT_ON_CONFLICT
+	OPT_ON_CONFLICT,
+	OPT_ROWS
 };
 
 static const struct option long_options[] = {
@@ -103,7 +104,8 @@ static const struct option long_options[] = {
 	{"rows-per-file", required_argument, NULL, OPT_ROWS_PER_FILE},
 	{"single-transaction", no_argument, NULL, '1'},
 	{"refresh", no_argument, NULL, OPT_REFRESH},
-	{"on-conflict", required_argument, NULL, OPT_ON_CONFLICT},
+	{"on-conflict", required_argument, NULL, OPT_ON_CONFLICT},,
+	{"rows", required_argument, NULL, OPT_ROWS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
 	{"verbose", no_argument, NULL, 'v'},
@@ -113,7 +115,7 @@ static const struct option long_options[] = {
 };
 
 /* the subcommands, in the order the help lists them */
-static const char *const subcommands[] = {"export", "explain", "dump", "load", "schema", NULL};
+static const char *const subcommands[] = {"export", "explain", "dump", "load", "schema", "mask", NULL};
 static const char *const schema_verbs[] = {"generate", "check", "tidy", NULL};
 
 /*
@@ -140,6 +142,8 @@ usage_subcommands(void)
 		   "  load      Load an export's directory (load DIR) into a database, file by\n"
 		   "            file, with libpq: -j N, --single-transaction, --refresh,\n"
 		   "            --on-conflict=skip.\n"
+		   "  mask      preview: print a table's masked columns, original beside\n"
+		   "            masked, for its first --rows rows (for a privileged role).\n"
 		   "Options go before or after the subcommand. \"exwiw SUBCOMMAND --help\"\n"
 		   "lists that subcommand's options only; \"man exwiw\" is the manual.\n"
 		   "\n");
@@ -215,6 +219,20 @@ usage_export(void)
 		   "    -q, --quiet                      No progress display, no summary: only errors\n"
 		   "    Progress (per table rows and bytes against the estimate, an overall bar\n"
 		   "    with an ETA, and a summary line) is shown on stderr when it is a terminal.\n"
+		   "\n");
+}
+
+/*
+ * usage_dump
+ *		The dump subcommand's options.
+ */
+static void
+usage_mask(void)
+{
+	printf("Mask preview options:\n"
+		   "        --table=TABLE                The table to preview, as the config names it\n"
+		   "        --rows=N                     Its first N rows by primary key (default 10)\n"
+		   "        --schema-dir, -c             As for export\n"
 		   "\n");
 }
 
@@ -316,6 +334,7 @@ usage(void)
 	usage_explain(false);
 	usage_dump();
 	usage_load();
+	usage_mask();
 	usage_schema();
 	usage_other();
 }
@@ -358,6 +377,14 @@ usage_command(CliCommand command)
 				   "each file's own client encoding. No psql meta-command is ever run.\n\n");
 			usage_connection();
 			usage_load();
+			break;
+		case CMD_MASK:
+			printf("Usage: exwiw mask preview --table=TABLE [--rows=N] --schema-dir=DIR [options]\n\n"
+				   "Print the masked columns of a table, original beside masked, for its\n"
+				   "first N rows, as the export would mask them. Nothing is written. Needs\n"
+				   "a role with the privileges of pg_read_all_data.\n\n");
+			usage_connection();
+			usage_mask();
 			break;
 		case CMD_SCHEMA:
 			printf("Usage: exwiw schema generate|check|tidy --from-db --schema-dir=DIR [options]\n\n"
@@ -602,6 +629,7 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	opts->jobs = -1;
 	opts->split_rows = -1;
 	opts->rows_per_file = -1;
+	opts->preview_rows = -1;
 
 	optind = 1;
 	opterr = 0;					/* our own messages, "exwiw: error: ..." */
@@ -738,6 +766,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_ROWS_PER_FILE:
 				opts->rows_per_file = parse_int_option(optarg, "--rows-per-file");
 				break;
+			case OPT_ROWS:
+				opts->preview_rows = parse_int_option(optarg, "--rows");
+				break;
 			case 'q':
 				opts->quiet = true;
 				break;
@@ -793,6 +824,13 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			pos++;
 			if (pos < argc)
 				opts->load_dir = strip_slashes(argv[pos++]);
+		}
+		else if (strcmp(argv[pos], "mask") == 0)
+		{
+			opts->command = CMD_MASK;
+			pos++;
+			if (pos < argc)
+				opts->mask_verb = argv[pos++];
 		}
 		else if (strcmp(argv[pos], "schema") == 0)
 		{
@@ -881,6 +919,41 @@ set_log_level(const char *level)
 	{
 		pg_log_error("invalid log level: %s", level);
 		pg_log_error_hint("Use one of debug, info, warn, error.");
+		exit(1);
+	}
+}
+
+/*
+ * check_mask_options
+ *		The mask subcommand's options: the verb preview, --table, --rows
+ *		(default 10), a schema dir, and nothing of export or dump.
+ */
+static void
+check_mask_options(CliOptions *opts)
+{
+	if (opts->mask_verb == NULL || strcmp(opts->mask_verb, "preview") != 0)
+	{
+		pg_log_error("usage: exwiw mask preview --table=TABLE [--rows=N] (got \"%s\")",
+					 opts->mask_verb ? opts->mask_verb : "");
+		exit(1);
+	}
+	if (opts->dump_table == NULL)
+	{
+		pg_log_error("exwiw mask preview needs --table");
+		exit(1);
+	}
+	if (opts->dump_query || opts->dump_format || opts->rows_per_file != -1 ||
+		opts->target_table || ids_any_given(&opts->ids) || opts->given_output_dir ||
+		opts->with_schema || opts->analyze || opts->from_db)
+	{
+		pg_log_error("exwiw mask preview takes --table, --rows, the schema config and the connection options only");
+		exit(1);
+	}
+	if (opts->preview_rows == -1)
+		opts->preview_rows = 10;
+	if (opts->schema_dir == NULL)
+	{
+		pg_log_error("schema dir is required (pass --schema-dir or set schema_dir in the config file)");
 		exit(1);
 	}
 }
@@ -1077,6 +1150,18 @@ check_options(CliOptions *opts)
 	if (opts->single_transaction || opts->refresh || opts->on_conflict_text)
 	{
 		pg_log_error("--single-transaction, --refresh and --on-conflict apply to the load subcommand only");
+		exit(1);
+	}
+
+	/* 11b. mask preview: --table, --rows, the schema dir */
+	if (opts->command == CMD_MASK)
+	{
+		check_mask_options(opts);
+		return;
+	}
+	if (opts->preview_rows != -1)
+	{
+		pg_log_error("--rows applies to the mask preview subcommand only");
 		exit(1);
 	}
 

@@ -7,6 +7,7 @@
  *-------------------------------------------------------------------------
  */
 #include "exwiw.h"
+#include "mask.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -61,6 +62,8 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	mask_define_settings();
 	MarkGUCPrefixReserved("exwiw");
 }
 

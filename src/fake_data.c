@@ -31,13 +31,6 @@
 
 PG_FUNCTION_INFO_V1(exwiw_fake);
 
-/* The digest of a seed, read as two unsigned integers. */
-typedef struct FakeDigest
-{
-	uint64		index;			/* bytes 0..7, big-endian */
-	uint64		suffix;			/* bytes 8..15, big-endian */
-} FakeDigest;
-
 /*
  * fake_digest
  *		SHA-256 of seed[0..len), as the two integers the pools use.
@@ -69,8 +62,10 @@ fake_digest(const char *seed, size_t len)
 /*
  * fake_value
  *		The fake value of type for locale ("ja" or NULL) from digest.
+ *		Also used by the pseudonym mask (mask_pseudonym.c), whose digest
+ *		is a keyed HMAC instead of the seed's SHA-256.
  */
-static char *
+char *
 fake_value(const char *type, bool ja, FakeDigest g)
 {
 	uint64		i = g.index;

@@ -18,6 +18,15 @@ typedef struct FakeName
 	const char *kana;
 } FakeName;
 
+/* The digest of a seed, read as two unsigned integers. */
+typedef struct FakeDigest
+{
+	uint64		index;			/* bytes 0..7, big-endian */
+	uint64		suffix;			/* bytes 8..15, big-endian */
+} FakeDigest;
+
+extern char *fake_value(const char *type, bool ja, FakeDigest g);
+
 extern const char *const fake_first_names[];
 extern const int fake_first_names_n;
 extern const char *const fake_last_names[];

@@ -45,6 +45,17 @@
 #define SUBSET_DEFAULT_CHUNK	10000
 #define SUBSET_DEFAULT_BATCH	1000
 
+/* The masks that are SQL functions (subset_config_masks.c). */
+typedef enum SubsetMaskKind
+{
+	SUBSET_MASK_NONE = 0,
+	SUBSET_MASK_PSEUDONYM,
+	SUBSET_MASK_PARTIAL,
+	SUBSET_MASK_NOISE,
+	SUBSET_MASK_GENERALIZE,
+	SUBSET_MASK_JSON
+} SubsetMaskKind;
+
 /* One column of a table's config: exported as is, or masked. */
 typedef struct SubsetColumn
 {
@@ -63,6 +74,19 @@ typedef struct SubsetColumn
 	char	   *fake_seed;		/* ... the column whose value seeds it */
 	char	   *override_sql;	/* the planner's expression instead (a cycle's
 								 * column written NULL), or NULL */
+	SubsetMaskKind mask;		/* pseudonym, partial, noise, generalize, json */
+	char	   *mask_type;		/* pseudonym: its type */
+	char	   *mask_locale;	/* ... its locale, or NULL */
+	char	   *mask_from;		/* ... the column whose value it is made of */
+	int			keep_start;		/* partial: characters kept at the start */
+	int			keep_end;		/* ... and at the end */
+	char	   *mask_fill;		/* ... what replaces each other one */
+	bool		keep_domain;	/* ... an e-mail's "@domain" is kept */
+	double		noise_ratio;	/* noise of a number, or 0 */
+	char	   *noise_interval; /* noise of a date or time, or NULL */
+	char	   *gen_to;			/* generalize a date or time to this unit */
+	char	   *gen_step;		/* ... a number to a multiple of this */
+	char	   *mask_json;		/* json: the checked spec, as JSON text */
 } SubsetColumn;
 
 /* A piece of a replace_with template: literal text, or {column}. */
@@ -73,7 +97,8 @@ typedef struct SubsetTemplatePart
 } SubsetTemplatePart;
 
 #define SubsetColumnIsMasked(c) \
-	((c)->raw_sql != NULL || (c)->replace_with != NULL || (c)->fake_type != NULL)
+	((c)->raw_sql != NULL || (c)->replace_with != NULL || (c)->fake_type != NULL || \
+	 (c)->mask != SUBSET_MASK_NONE)
 
 /* A list of columns of one table (a key, or the side of an edge). */
 typedef struct SubsetCols
@@ -231,6 +256,10 @@ extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
 extern int	subset_config_find(SubsetConfig *cfg, const char *name);
 extern Oid	subset_resolve_name(const char *name);
 extern List *subset_template_parse(const char *tpl);
+
+/* subset_config_masks.c */
+extern void subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
+									  SubsetColumn *c, JsonbValue *cv, int pos);
 extern void subset_config_check_masks(SubsetConfig *cfg);
 extern void subset_config_check_decided(SubsetConfig *cfg);
 
@@ -314,6 +343,7 @@ extern SubsetPlan *subset_plan_build(const char *funcname, SubsetConfig *cfg,
 									 Jsonb *ids_by_space);
 extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
+extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
 extern void subset_plan_check_decided(SubsetPlan *plan);

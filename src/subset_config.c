@@ -54,7 +54,8 @@ static const char *const table_keys[] = {
 	"scope_column", "scope_exempt", "type", NULL
 };
 static const char *const column_keys[] = {
-	"comment", "ignore", "map", "name", "needs_mask_decision", "raw_sql",
+	"comment", "generalize", "ignore", "json", "map", "name",
+	"needs_mask_decision", "noise", "partial", "pseudonym", "raw_sql",
 	"replace_with", "replace_with_fake_data", NULL
 };
 static const char *const belongs_to_keys[] = {
@@ -921,6 +922,7 @@ parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 					 errhint("Write the same as \"raw_sql\", an SQL expression (for example \"'user' || id || '@example.com'\" or \"left(name, 1) || '.'\"), or as \"replace_with\", a template (for example \"user{id}@example.com\").")));
 		}
 		parse_fake(p, t, c, cv, i);
+		subset_config_parse_masks(&p->ectx, t, c, cv, i);
 		d = json_get(cv, "ignore");
 		if (d != NULL && d->type != jbvNull && d->type != jbvBool)
 		{
@@ -1527,9 +1529,24 @@ find_column(SubsetTable *t, const char *name)
 }
 
 /*
+ * pseudonyms_join
+ *		Do columns a and b hold the same pseudonym for the same original:
+ *		both pseudonyms of their own values, of one type and locale?
+ */
+static bool
+pseudonyms_join(SubsetColumn *a, SubsetColumn *b)
+{
+	return a->mask == SUBSET_MASK_PSEUDONYM && b->mask == SUBSET_MASK_PSEUDONYM &&
+		strcmp(a->mask_from, a->name) == 0 && strcmp(b->mask_from, b->name) == 0 &&
+		strcmp(a->mask_type, b->mask_type) == 0 &&
+		strcmp(a->mask_locale ? a->mask_locale : "en", b->mask_locale ? b->mask_locale : "en") == 0;
+}
+
+/*
  * check_reference
  *		Error out when child column fkcol of table c references masked
- *		column pcol of table p and is exported unmasked.
+ *		column pcol of table p and is exported unmasked, or when pcol is a
+ *		pseudonym and fkcol is masked otherwise (the rows would not join).
  */
 static void
 check_reference(SubsetTable *p, const char *pcol, SubsetTable *c,
@@ -1543,6 +1560,15 @@ check_reference(SubsetTable *p, const char *pcol, SubsetTable *c,
 	if (m == NULL || !SubsetColumnIsMasked(m) || c->ignore)
 		return;
 	r = find_column(c, fkcol);
+	if (r != NULL && m->mask == SUBSET_MASK_PSEUDONYM && SubsetColumnIsMasked(r) &&
+		!pseudonyms_join(m, r))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("column \"%s\" of table \"%s\" references pseudonymized column \"%s\" of table \"%s\", but is not masked the same way",
+						fkcol, c->name, pcol, p->name),
+				 errdetail("The two columns would hold different values, so the rows would not join."),
+				 errhint("Give %s.%s the same \"pseudonym\" (type and locale, made from its own value) as %s.%s.",
+						 c->name, fkcol, p->name, pcol)));
 	if (r == NULL || SubsetColumnIsMasked(r))
 		return;
 	for (i = 0; i < p->pk.n; i++)

@@ -67,8 +67,9 @@ check_completion() {
 	fi
 }
 check_completion "explain export " exwiw ex
-check_completion "dump explain export load schema " exwiw ""
+check_completion "dump explain export load mask schema " exwiw ""
 check_completion "error skip " exwiw load --on-conflict ""
+check_completion "preview " exwiw mask p
 check_completion "generate " exwiw schema g
 check_completion "check " exwiw --from-db schema ch
 check_completion "--target-table= " exwiw --target-t

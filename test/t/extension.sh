@@ -114,7 +114,8 @@ psql -X -At -d ext_fresh -c "SELECT p.proname || '(' || pg_get_function_identity
 	WHERE p.proname NOT IN ('exwiw_dump', 'exwiw_dump_jsonl', 'exwiw_ext_json', 'exwiw_config_from_catalog',
 		'exwiw_plan', 'exwiw_explain', 'exwiw_export', 'exwiw_fake', 'exwiw_dump_to_file',
 		'exwiw_dump_jsonl_to_file', 'exwiw_export_to_dir', 'exwiw_remove_export', 'exwiw_copy_lines',
-		'exwiw_file_prologue')" >"$work/extra.txt"
+		'exwiw_file_prologue', 'exwiw_mask_pseudonym', 'exwiw_mask_partial', 'exwiw_mask_noise',
+		'exwiw_mask_json', 'exwiw_mask_preview')" >"$work/extra.txt"
 if [ ! -s "$work/extra.txt" ]; then
 	ok "the extension holds only its documented functions (no internal helper for PUBLIC to call)"
 else

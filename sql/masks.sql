@@ -1,0 +1,232 @@
+--
+-- Masks that are functions: pseudonym (keyed by exwiw.mask_secret),
+-- partial, noise, generalize, json paths, and the preview
+--
+SET client_min_messages = warning;
+CREATE SCHEMA masks;
+SET search_path = masks, public;
+CREATE TABLE accounts (
+	id int PRIMARY KEY,
+	email text UNIQUE,
+	name text,
+	phone text,
+	salary int,
+	born date,
+	seen timestamptz,
+	profile jsonb,
+	iban text);
+CREATE TABLE orders (
+	id int PRIMARY KEY,
+	account_id int NOT NULL REFERENCES accounts,
+	account_email text REFERENCES accounts (email),
+	amount numeric(10, 2));
+INSERT INTO accounts VALUES
+	(1, 'alice@corp.test', 'Alice Original', '+1-202-555-0111', 50000,
+	 '1980-05-17', '2024-03-01 10:00:00+00',
+	 '{"profile": {"email": "alice@corp.test", "tags": ["a", "b"]}, "token": "tok-alice", "n": 1}',
+	 'GB82WEST12345698765432'),
+	(2, 'bob@corp.test', '山田 太郎', NULL, 2147483600, '5874897-12-31',
+	 '294276-12-31 23:59:59+00', '{"token": "tok-bob"}', NULL),
+	(3, 'carol@corp.test', '', '', -2147483600, '4713-11-24 BC', 'infinity', NULL, '');
+INSERT INTO orders VALUES (10, 1, 'alice@corp.test', 12.50), (11, 1, 'alice@corp.test', 99.99),
+	(12, 2, 'bob@corp.test', 1000.00), (13, 3, NULL, NULL);
+
+-- Without a secret, a pseudonym or noise mask refuses: no weak default.
+SELECT exwiw_mask_pseudonym('alice@corp.test', 'email');
+SELECT exwiw_mask_noise(5::numeric, 0.1, 'int4'::regtype, 'c', '1');
+SET exwiw.mask_secret = 'short';
+SELECT exwiw_mask_pseudonym('alice@corp.test', 'email');
+SET exwiw.mask_secret = 'a secret of the regression tests, 1';
+
+-- Pseudonyms: the same original gives the same value for every type; NULL
+-- stays NULL; a bad type or locale is an error.
+SELECT t, exwiw_mask_pseudonym('alice@corp.test', t) AS v
+FROM unnest('{name,first_name,last_name,email,username,phone_number,phone,address,city,company,iban,credit_card,uuid}'::text[]) AS t;
+SELECT t, exwiw_mask_pseudonym('alice@corp.test', t, 'ja') AS v
+FROM unnest('{name,human_name_kana,phone_number,address,company}'::text[]) AS t;
+SELECT exwiw_mask_pseudonym(NULL, 'email') IS NULL AS null_stays_null,
+	exwiw_mask_pseudonym('x', 'email') = exwiw_mask_pseudonym('x', 'email') AS repeats,
+	exwiw_mask_pseudonym('x', 'email') <> exwiw_mask_pseudonym('y', 'email') AS differs,
+	exwiw_mask_pseudonym('', 'email') = '' AS empty_stays_empty;
+SELECT exwiw_mask_pseudonym('x', 'ssn');
+SELECT exwiw_mask_pseudonym('x', 'name', 'fr');
+SELECT exwiw_mask_pseudonym('x', 'first_name_kana');
+-- IBANs pass the mod-97 check and cards the Luhn check, for many originals.
+WITH v AS (
+	SELECT exwiw_mask_pseudonym(i::text, 'iban') AS iban,
+		exwiw_mask_pseudonym(i::text, 'credit_card') AS card
+	FROM generate_series(1, 200) AS i),
+ibans AS (
+	SELECT iban, substr(iban, 5) || '1314' || substr(iban, 3, 2) AS num FROM v),
+luhn AS (
+	SELECT card, (SELECT sum(CASE WHEN (16 - p) % 2 = 1
+			THEN (substr(card, p, 1)::int * 2) % 10 + (substr(card, p, 1)::int * 2) / 10
+			ELSE substr(card, p, 1)::int END)
+		FROM generate_series(1, 16) AS p) AS s FROM v)
+SELECT (SELECT bool_and(num::numeric % 97 = 1 AND iban ~ '^DE[0-9]{20}$') FROM ibans) AS ibans_valid,
+	(SELECT bool_and(s % 10 = 0 AND card ~ '^400000[0-9]{10}$') FROM luhn) AS cards_valid,
+	(SELECT count(DISTINCT iban) FROM v) AS distinct_ibans;
+
+-- Partial masks: characters, not bytes; a value no longer than what is
+-- kept is filled whole; keep_domain keeps the e-mail's domain.
+SELECT v, exwiw_mask_partial(v, 0, 4, '*') AS last4,
+	exwiw_mask_partial(v, 1, 1, '#') AS ends,
+	exwiw_mask_partial(v, 1, 0, '*', true) AS email
+FROM (VALUES ('4111111111111111'), (''), ('abc'), ('abcd'), ('abcde'),
+	('あいうえおかき'), ('jane.doe@example.com'), ('no-at-sign'), (NULL)) AS t(v);
+SELECT exwiw_mask_partial('x', -1, 0);
+SELECT exwiw_mask_partial('x', 0, 0, '');
+
+-- Noise: repeats, stays within the ratio, rounded to the scale, clamped to
+-- the type's range; dates and times stay within theirs; infinities kept.
+SELECT exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'salary', '1') AS n1,
+	exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'salary', '1') AS n1_again,
+	exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'salary', '2') AS n2,
+	exwiw_mask_noise(12.34::numeric, 0.5, 'numeric'::regtype, 'amount', '1') AS scaled;
+SELECT bool_and(abs(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::text) - 1000) <= 100) AS within,
+	count(DISTINCT exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::text)) > 50 AS varies
+FROM generate_series(1, 200) AS i;
+SELECT max(exwiw_mask_noise(2147483600::numeric, 1, 'int4'::regtype, 'c', i::text)) AS int4_max,
+	min(exwiw_mask_noise(-32000::numeric, 1, 'int2'::regtype, 'c', i::text)) AS int2_min
+FROM generate_series(1, 50) AS i;
+SELECT exwiw_mask_noise('NaN'::numeric, 0.1, 'numeric'::regtype, 'c', '1') AS nan,
+	exwiw_mask_noise(NULL::numeric, 0.1, 'numeric'::regtype, 'c', '1') IS NULL AS null_kept;
+SELECT exwiw_mask_noise(1::numeric, 2, 'int4'::regtype, 'c', '1');
+SELECT max(exwiw_mask_noise('5874897-12-31'::date, '1000 days', 'born', i::text)) AS date_end,
+	min(exwiw_mask_noise('4713-11-24 BC'::date, '1000 days', 'born', i::text)) AS date_start,
+	max(exwiw_mask_noise('294276-12-31 23:59:59'::timestamp, '1 year', 'seen', i::text)) AS ts_end,
+	min(exwiw_mask_noise('4714-11-24 00:00:00+00 BC'::timestamptz, '1 year', 'seen', i::text)) AS tstz_start,
+	bool_and(abs(exwiw_mask_noise('2024-01-15'::date, '30 days', 'born', i::text) - '2024-01-15'::date) <= 30) AS within
+FROM generate_series(1, 100) AS i;
+SELECT exwiw_mask_noise('infinity'::date, '30 days', 'born', '1') AS inf,
+	exwiw_mask_noise('-infinity'::timestamptz, '30 days', 'seen', '1') AS minus_inf;
+
+-- JSON paths: only the named paths change, the rest of the document stays.
+SELECT exwiw_mask_json(profile, '[{"path": "$.profile.email", "pseudonym": "email"},
+	{"path": "$.profile.tags[1]", "partial": {"keep_start": 0}},
+	{"path": "$.token", "delete": true}, {"path": "$.missing.deep", "delete": true},
+	{"path": "$.n[0]", "pseudonym": "name"}]') AS masked
+FROM accounts ORDER BY id;
+SELECT exwiw_mask_json('{"a": [1, {"b": "x"}]}', '[{"path": "$.a[1].b", "pseudonym": {"type": "name", "locale": "ja"}}]');
+SELECT exwiw_mask_json('"scalar"', '[{"path": "$.a", "delete": true}]');
+SELECT exwiw_mask_json('{}', '[{"path": "$..a", "delete": true}]');
+SELECT exwiw_mask_json('{}', '[{"path": "$.a"}]');
+
+-- The config: every mask on a column, the key pseudonymized in both tables
+-- so that the rows still join.
+CREATE TEMP TABLE cfg AS SELECT '[
+	{"name": "accounts", "primary_key": "id", "columns": [
+		{"name": "id"},
+		{"name": "email", "pseudonym": {"type": "email"}},
+		{"name": "name", "pseudonym": {"type": "name", "from": "email"}},
+		{"name": "phone", "partial": {"keep_end": 4, "fill": "X"}},
+		{"name": "salary", "noise": {"ratio": 0.1}},
+		{"name": "born", "generalize": {"to": "year"}},
+		{"name": "seen", "noise": {"interval": "30 days"}},
+		{"name": "profile", "json": [{"path": "$.profile.email", "pseudonym": "email"},
+									 {"path": "$.token", "delete": true}]},
+		{"name": "iban", "pseudonym": {"type": "iban"}}]},
+	{"name": "orders", "primary_key": "id",
+	 "belongs_tos": [{"table_name": "accounts", "foreign_key": "account_id"}],
+	 "columns": [
+		{"name": "id"}, {"name": "account_id"},
+		{"name": "account_email", "pseudonym": {"type": "email"}},
+		{"name": "amount", "generalize": {"step": 10}}]}]'::jsonb AS c;
+
+-- The secret is read by the functions: the query does not hold it.
+SELECT table_name, query FROM exwiw_plan('accounts', '{1,2,3}', (SELECT c FROM cfg))
+WHERE output IS NOT NULL ORDER BY seq;
+SELECT bool_or(query LIKE '%regression tests%') AS secret_in_query
+FROM exwiw_plan('accounts', '{1,2,3}', (SELECT c FROM cfg));
+
+CREATE TEMP TABLE run1 AS
+SELECT file_name, string_agg(chunk, E'\n' ORDER BY ord) AS body
+FROM exwiw_export('accounts', '{1,2,3}', (SELECT c FROM cfg)) WITH ORDINALITY AS e(file_name, chunk, ord)
+GROUP BY file_name;
+SELECT file_name, body FROM run1 ORDER BY file_name;
+-- A masked key stays joinable: every account_email of orders is the
+-- pseudonym that accounts.email got.
+SELECT (SELECT body FROM run1 WHERE file_name LIKE '%orders%') LIKE
+	'%' || exwiw_mask_pseudonym('alice@corp.test', 'email') || '%' AS orders_join,
+	(SELECT body FROM run1 WHERE file_name LIKE '%accounts%') LIKE
+	'%' || exwiw_mask_pseudonym('alice@corp.test', 'email') || '%' AS accounts_join;
+-- No original of a masked column reaches a file.
+SELECT o AS leaked FROM run1, unnest('{alice@corp.test,bob@corp.test,carol@corp.test,Alice Original,山田,202-555,50000,1980-05-17,tok-alice,tok-bob,GB82WEST,12.50,99.99}'::text[]) AS o
+WHERE strpos(body, o) > 0;
+-- A second run writes the same bytes; another secret, other values.
+SELECT bool_and(r.body = e.body) AS same_bytes FROM run1 AS r JOIN (
+	SELECT file_name, string_agg(chunk, E'\n' ORDER BY ord) AS body
+	FROM exwiw_export('accounts', '{1,2,3}', (SELECT c FROM cfg)) WITH ORDINALITY AS e(file_name, chunk, ord)
+	GROUP BY file_name) AS e USING (file_name);
+SET exwiw.mask_secret = 'another secret, of the regression tests';
+SELECT bool_and(r.body = e.body) AS same_bytes FROM run1 AS r JOIN (
+	SELECT file_name, string_agg(chunk, E'\n' ORDER BY ord) AS body
+	FROM exwiw_export('accounts', '{1,2,3}', (SELECT c FROM cfg)) WITH ORDINALITY AS e(file_name, chunk, ord)
+	GROUP BY file_name) AS e USING (file_name)
+WHERE file_name LIKE '%accounts%';
+SET exwiw.mask_secret = 'a secret of the regression tests, 1';
+
+-- The preview: original beside masked, nothing written.
+SELECT * FROM exwiw_mask_preview((SELECT c FROM cfg), 'accounts', 2);
+SELECT * FROM exwiw_mask_preview((SELECT c FROM cfg), 'masks.orders');
+SELECT * FROM exwiw_mask_preview((SELECT c FROM cfg), 'nosuch');
+
+-- Config errors name the key.
+CREATE FUNCTION try_cfg(cols jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM exwiw_plan('accounts', '{1}', jsonb_build_array(jsonb_build_object(
+		'name', 'accounts', 'primary_key', 'id', 'columns', cols)));
+EXCEPTION WHEN OTHERS THEN
+	DECLARE m text; c text; s text;
+	BEGIN
+		GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, c = PG_EXCEPTION_CONTEXT, s = RETURNED_SQLSTATE;
+		RAISE NOTICE '% % [%]', s, m, substring(c FROM 'key "[^"]*"');
+	END;
+END $$;
+SET client_min_messages = notice;
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a..b", "delete": true}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a[x]", "delete": true}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "a.b", "delete": true}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a", "delete": true, "pseudonym": "email"}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a", "pseudonym": "ssn"}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a", "wat": 1, "delete": true}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "name", "json": [{"path": "$.a", "delete": true}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "ssn"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "email", "from": "nosuch"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "email"}, "replace_with": "x"}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "salary", "pseudonym": {"type": "email"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "profile", "json": [{"path": "$.a", "pseudonym": {"type": "name", "seed": "x"}}]}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "salary", "partial": {"keep_end": 4}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "phone", "partial": {"keep_end": -1}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "phone", "partial": {"fill": ""}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "salary", "noise": {"ratio": 1.5}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "salary", "noise": {"interval": "1 day"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "born", "noise": {"interval": "-1 day"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "born", "noise": {"interval": "soon"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "born", "generalize": {"to": "decade"}}]');
+SELECT try_cfg('[{"name": "id"}, {"name": "salary", "generalize": {"step": 0}}]');
+-- a pseudonymized key whose referencing column is masked otherwise
+SELECT exwiw_plan('accounts', '{1}', jsonb_set((SELECT c FROM cfg), '{1,columns,2}',
+	'{"name": "account_email", "replace_with": "x{id}"}'));
+RESET exwiw.mask_secret;
+SELECT try_cfg('[{"name": "id"}, {"name": "email", "pseudonym": {"type": "email"}}]');
+SET client_min_messages = warning;
+
+-- A role that is neither superuser nor pg_read_all_data cannot read the
+-- secret, nor preview.
+SET exwiw.mask_secret = 'a secret of the regression tests, 1';
+DROP ROLE IF EXISTS exwiw_mask_user;
+CREATE ROLE exwiw_mask_user;
+GRANT USAGE ON SCHEMA masks TO exwiw_mask_user;
+GRANT SELECT ON ALL TABLES IN SCHEMA masks TO exwiw_mask_user;
+GRANT SELECT ON cfg TO exwiw_mask_user;
+SET ROLE exwiw_mask_user;
+SHOW exwiw.mask_secret;
+SELECT count(*) AS visible FROM pg_settings WHERE name = 'exwiw.mask_secret';
+SELECT current_setting('exwiw.mask_secret');
+SELECT * FROM exwiw_mask_preview((SELECT c FROM cfg), 'accounts', 1);
+SET exwiw.mask_secret = 'a secret a user would like to set';
+RESET ROLE;
+DROP OWNED BY exwiw_mask_user;
+DROP ROLE exwiw_mask_user;
+DROP SCHEMA masks CASCADE;

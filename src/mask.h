@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * mask.h
+ *	  The masks that are SQL-callable functions (mask_*.c): the secret
+ *	  that keys pseudonyms and noise, and the helpers the config checks
+ *	  share with the functions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_MASK_H
+#define EXWIW_MASK_H
+
+#include "postgres.h"
+
+#include "common/sha2.h"
+#include "nodes/pg_list.h"
+
+/* The shortest secret exwiw accepts, in bytes. */
+#define MASK_SECRET_MIN_LEN 16
+
+/* exwiw.mask_secret (mask_secret.c) */
+extern char *exwiw_mask_secret;
+
+extern void mask_define_settings(void);
+extern void mask_require_secret(void);
+extern void mask_hmac(const char *tag, const char *a, size_t alen,
+					  const char *b, size_t blen,
+					  uint8 out[PG_SHA256_DIGEST_LENGTH]);
+extern double mask_unit_noise(const char *column, const char *seed, size_t len);
+
+/* mask_pseudonym.c */
+extern bool mask_pseudonym_type_known(const char *type);
+extern const char *mask_pseudonym_types(void);
+extern char *mask_pseudonym_value(const char *type, bool ja,
+								  const char *value, size_t len);
+
+/* mask_partial.c */
+extern char *mask_partial_value(const char *value, int len, int keep_start,
+								int keep_end, const char *fill,
+								bool keep_domain);
+
+/* mask_json.c */
+extern List *mask_json_parse_path(const char *path);
+
+#endif							/* EXWIW_MASK_H */
