@@ -104,7 +104,7 @@ static const struct option long_options[] = {
 	{"rows-per-file", required_argument, NULL, OPT_ROWS_PER_FILE},
 	{"single-transaction", no_argument, NULL, '1'},
 	{"refresh", no_argument, NULL, OPT_REFRESH},
-	{"on-conflict", required_argument, NULL, OPT_ON_CONFLICT},,
+	{"on-conflict", required_argument, NULL, OPT_ON_CONFLICT},
 	{"rows", required_argument, NULL, OPT_ROWS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
