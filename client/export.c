@@ -57,7 +57,8 @@ export_format_name(const CliOptions *opts)
 
 /*
  * seq_of_file_name
- *		The file number in "insert-NNN-<table>.ext", or -1.
+ *		The file number in "insert-NNN-<table>.ext", or -1 (a delete file:
+ *		the progress display follows the insert files only).
  */
 static int
 seq_of_file_name(const char *name)
@@ -95,6 +96,8 @@ on_file_started(void *arg, ExportStream *s)
 	int			seq = seq_of_file_name(s->file.name);
 	int			i;
 
+	if (seq < 0)
+		return;
 	/* the files of this share before this one are done (no rows) */
 	for (i = 0; i < s->nshare && s->share[i] < seq; i++)
 		progress_file_done(run->progress, s->share[i]);
@@ -108,11 +111,13 @@ on_file_finished(void *arg, ExportStream *s)
 	int			seq = seq_of_file_name(s->file.name);
 
 	run->files_written++;
-	run->rows += s->file.rows;
 	run->bytes += s->file.bytes;
+	pg_log_debug("wrote %s: %ld bytes", s->file.name, s->file.bytes);
+	if (seq < 0)
+		return;
+	run->rows += s->file.rows;
 	progress_file_update(run->progress, seq, s->file.rows, s->file.bytes);
 	progress_file_done(run->progress, seq);
-	pg_log_debug("wrote %s: %ld bytes", s->file.name, s->file.bytes);
 }
 
 static void
@@ -126,13 +131,19 @@ on_tick(void *arg)
 		ExportStream *s = &run->streams[i];
 
 		if (s->file.name != NULL && s->file.fd >= 0)
-			progress_file_update(run->progress, seq_of_file_name(s->file.name),
-								 s->file.rows, s->file.bytes);
+		{
+			if (seq_of_file_name(s->file.name) >= 0)
+				progress_file_update(run->progress, seq_of_file_name(s->file.name),
+									 s->file.rows, s->file.bytes);
+		}
 		else if (!s->done)
 		{
 			/* between files: the next one of the share is being prepared */
 			int			last = s->file.name ? seq_of_file_name(s->file.name) : 0;
 			int			j;
+
+			if (last < 0)
+				continue;		/* its delete files */
 
 			for (j = 0; j < s->nshare; j++)
 			{
@@ -238,7 +249,7 @@ run_export(CliOptions *opts)
 	char	   *config_text;
 	char	   *ids;
 	char	   *nsp;
-	const char *params[8];
+	const char *params[9];
 	PGconn	   *conn0;
 	PGresult   *res;
 	char	   *snapshot = NULL;
@@ -280,6 +291,9 @@ run_export(CliOptions *opts)
 	params[5] = NULL;
 	params[6] = ids_by_space_json(&opts->ids);
 	params[7] = opts->allow_missing_ids ? "true" : "false";
+	/* the Ruby client's delete files, but for --insert-only and JSON Lines */
+	params[8] = opts->insert_only || strcmp(export_format_name(opts), "jsonl") == 0 ?
+		"false" : "true";
 
 	if (jobs > 1 || opts->with_schema)
 	{
@@ -332,14 +346,14 @@ run_export(CliOptions *opts)
 
 	sql = psprintf("SELECT (e).file_name, (e).chunk FROM (SELECT %s.exwiw_export($1, $2::pg_catalog.text[], "
 				   "$3::pg_catalog.jsonb, $4, $5::pg_catalog.bool, $6::pg_catalog.int4[], $7::pg_catalog.jsonb, "
-				   "allow_missing_ids => $8::pg_catalog.bool) AS e) s", nsp);
+				   "allow_missing_ids => $8::pg_catalog.bool, deletes => $9::pg_catalog.bool) AS e) s", nsp);
 	for (i = 0; i < jobs; i++)
 	{
 		char	   *share = need_plan && jobs > 1 ? share_literal(&streams[i]) : NULL;
 
 		params[5] = share;
 		pg_log_debug("query: %s (files %s)", sql, share ? share : "all");
-		if (!PQsendQueryParams(streams[i].conn, sql, 8, NULL, params, NULL, NULL, 0) ||
+		if (!PQsendQueryParams(streams[i].conn, sql, 9, NULL, params, NULL, NULL, 0) ||
 			!PQsetSingleRowMode(streams[i].conn))
 		{
 			pg_log_error("could not send the export query: %s", PQerrorMessage(streams[i].conn));

@@ -210,6 +210,8 @@ extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
 
 /* file_name.c */
+extern char *exwiw_named_file(const char *prefix, int seq, int width,
+							  const char *table, const char *ext);
 extern char *exwiw_file_name(int seq, int width, const char *table,
 							 const char *ext);
 extern char *exwiw_part_file_name(const char *name, int part);
