@@ -13,7 +13,7 @@ _exwiw_options() {
 	--table= --query= --format= --rows-per-file=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
-	--ids-field= --mongodb-query-timeout-ms="
+	--ids-field= --mongodb-query-timeout-ms= --config-dir= --cursor-parallel"
 }
 
 # _exwiw_values OPTION CUR: complete the value of OPTION.
@@ -25,7 +25,7 @@ _exwiw_values() {
 		--log-level) COMPREPLY=($(compgen -W "debug info warn error" -- "$cur")) ;;
 		--fail-on) COMPREPLY=($(compgen -W "any stale" -- "$cur")) ;;
 		--adapter | -a) COMPREPLY=($(compgen -W "postgresql" -- "$cur")) ;;
-		--schema-dir | --output-dir | -o) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		--schema-dir | --config-dir | --output-dir | -o) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		--config | -c | --after-insert-hook) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		--user | --username | -u | -U) COMPREPLY=($(compgen -u -- "$cur")) ;;
 		--host | -h) COMPREPLY=($(compgen -A hostname -- "$cur")) ;;

@@ -207,7 +207,7 @@ subset_delete_wanted(SubsetPlan *plan, int file)
 /*
  * subset_delete_check
  *		Refuse a delete file the export cannot write faithfully: one whose
- *		table's primary key is masked or left out of the columns.  WARNING
+ *		table's primary key is masked or left out of the columns.  NOTICE
  *		for a table without a primary key, which gets no delete file.
  */
 void
@@ -225,7 +225,7 @@ subset_delete_check(SubsetPlan *plan)
 			continue;
 		if (t->pk.n == 0)
 		{
-			ereport(WARNING,
+			ereport(NOTICE,
 					(errmsg("table \"%s\" has no primary key: no delete file is written for it", t->name),
 					 errhint("Its rows already in the target database stay there; give it a primary key, or delete them by hand.")));
 			continue;

@@ -77,7 +77,7 @@ for fmt in insert copy jsonl; do
 		ext=sql
 		[ "$fmt" = jsonl ] && ext=jsonl
 		if ls "$work/cli" | grep -qE "^insert-[0-9]+-a%2Fb\.$ext\$"; then
-			ok "shapes $fmt -j $j: the table \"a/b\" has its file ($(ls "$work/cli" | grep 'a%2Fb'))"
+			ok "shapes $fmt -j $j: the table \"a/b\" has its file ($(ls "$work/cli" | grep '^insert-.*a%2Fb'))"
 		else
 			not_ok "shapes $fmt -j $j: no file for the table \"a/b\""
 		fi
