@@ -114,9 +114,10 @@ ids_condition(ArrayType *ids)
  * chain_condition
  *		The rows of table ti that the target database ties to the target:
  *		"<t>.<fk> IN (SELECT <p>.<ref> FROM <p> WHERE <p's condition>)",
- *		down to "<target>.<key> = '1'".  NULL unless ti's seed is one plain
- *		belongs_to (one column, not polymorphic, not cut from a cycle) and
- *		so is every table's up to the target.  Filters are left out, as the
+ *		down to "<target>.<key> = '1'", along the first arm of each seed
+ *		(the shortest path's).  NULL unless that arm is a plain belongs_to
+ *		(one column, not polymorphic, not cut from a cycle) at every table
+ *		up to the target.  Filters are left out, as the
  *		Ruby client leaves them out: the rows a filter kept out of the
  *		export would otherwise stay behind their deleted parents.
  */
@@ -132,8 +133,9 @@ chain_condition(Planner *pl, int ti, const char *ids, int depth)
 
 	check_stack_depth();
 	if (depth > cfg->ntables || pl->kind[ti] != SEED_PATH ||
-		list_length(pl->seed_edges[ti]) != 1)
+		pl->seed_edges[ti] == NIL)
 		return NULL;
+	/* the shortest path's arm: the rows of further arms go by key */
 	e = &cfg->edges[linitial_int(pl->seed_edges[ti])];
 	if (SubsetEdgeIsPolymorphic(e) || SubsetEdgeIsSelf(e) || e->broken ||
 		e->deferred || e->fk.n != 1 || e->ref.n != 1)

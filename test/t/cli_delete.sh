@@ -43,7 +43,7 @@ CREATE TABLE order_items (order_id int NOT NULL REFERENCES orders, line int NOT 
 CREATE TABLE settings (id int PRIMARY KEY, value text);
 INSERT INTO shops VALUES (1, 'one'), (2, 'two'), (3, 'three');
 INSERT INTO users SELECT i, 1 + i % 3, 'user ' || i FROM generate_series(1, 12) i;
-INSERT INTO orders SELECT i, 1 + (i % 12) % 3, 1 + i % 12, i * 10 FROM generate_series(1, 30) i;
+INSERT INTO orders SELECT i, 1 + (1 + i % 12) % 3, 1 + i % 12, i * 10 FROM generate_series(1, 30) i;
 INSERT INTO order_items SELECT o, l, o + l FROM generate_series(1, 30) o, generate_series(1, 3) l;
 INSERT INTO settings VALUES (1, 'a'), (2, 'b');
 SQL
@@ -161,15 +161,15 @@ INSERT INTO orders VALUES (100, 1, 100, 7), (101, 1, 3, 8);
 INSERT INTO order_items VALUES (100, 1, 1), (100, 2, 2), (101, 1, 5);
 UPDATE users SET label = 'renamed' WHERE id = 3;
 UPDATE orders SET total = total + 1 WHERE shop_id = 1 AND id % 2 = 0;
-UPDATE order_items SET qty = 99 WHERE order_id = 3;
-DELETE FROM order_items WHERE order_id = 6 AND line = 2;
-DELETE FROM order_items WHERE order_id = 9;
-DELETE FROM orders WHERE id = 9;
+UPDATE order_items SET qty = 99 WHERE order_id = 8;
+DELETE FROM order_items WHERE order_id = 2 AND line = 2;
+DELETE FROM order_items WHERE order_id = 5;
+DELETE FROM orders WHERE id = 5;
 UPDATE settings SET value = 'changed' WHERE id = 2;
 -- tenant 2: the same kinds of changes, which the refresh of 1 leaves alone
 INSERT INTO orders VALUES (200, 2, 1, 1);
 UPDATE users SET label = 'other' WHERE shop_id = 2;
-DELETE FROM order_items WHERE order_id = 1;
+DELETE FROM order_items WHERE order_id = 3;
 SQL
 export_shop 1 "$work/r1"
 if load_dir "$work/r1"; then
@@ -223,17 +223,17 @@ fi
 # a masked primary key
 mkdir -p "$work/masked"
 cp "$work/schema"/*.json "$work/masked/"
-python3 - "$work/masked/users.json" <<'PY'
+python3 - "$work/masked/order_items.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 t = json.load(open(p))
 for c in t["columns"]:
-    if c["name"] == "id":
-        c["raw_sql"] = "users.id + 1000"
+    if c["name"] == "line":
+        c["raw_sql"] = "line + 100"
 json.dump(t, open(p, "w"), indent=2)
 PY
 rm -rf "$work/m"
-expect_error "a masked primary key" 'cannot write the delete file of table "users": its primary key column "id" is masked' \
+expect_error "a masked primary key" 'cannot write the delete file of table "order_items": its primary key column "line" is masked' \
 	exwiw --dbname=del_src --target-table=shops --ids=1 --schema-dir="$work/masked" -o "$work/m"
 if exwiw --dbname=del_src --target-table=shops --ids=1 --schema-dir="$work/masked" -o "$work/m" --insert-only 2>/dev/null; then
 	ok "a masked primary key with --insert-only: exported"
@@ -255,7 +255,7 @@ if same_dirs "$work/r1" "$work/cc" && grep -q '^warning: -c DIR (--config-dir) i
 else
 	not_ok "-c DIR: $(cat "$work/err.txt")"
 fi
-expect_error "--cursor-parallel" '^exwiw: error: --cursor-parallel is only supported by the mongodb adapter$' \
+expect_error "--cursor-parallel" '--cursor-parallel is only supported by the mongodb adapter$' \
 	exwiw --dbname=del_src --target-table=shops --ids=1 --schema-dir="$work/schema" --cursor-parallel -j 2 -o "$work/cp"
 
 # 4. several databases: one schema dir each, one run each
