@@ -134,8 +134,8 @@ SELECT f, pg_read_file(current_setting('sink.base') || '/shop1_del/' || f) AS bo
 FROM sink_ls('/shop1_del') f WHERE f LIKE 'delete-%-shops.sql';
 SELECT count(*) AS files FROM exwiw_export_to_dir(:'base' || '/shop1_del', 'shops', '{2}', allow_undecided => true, deletes => true, overwrite => true);
 SELECT exwiw_remove_export(:'base' || '/shop1_del') AS removed;
-SELECT sink_try($$SELECT exwiw_export_to_dir('$$ || :'base' || $$/x', 'shops', '{1}', format => 'jsonl', allow_undecided => true, deletes => true)$$);
-SELECT sink_try($$SELECT exwiw_export_to_dir('$$ || :'base' || $$/x', 'shops', '{1}', allow_undecided => true, deletes => true, part => 1, parts => 2)$$);
+SELECT sink_try($$SELECT exwiw_export_to_dir('$$ || :'base' || $$/del_x', 'shops', '{1}', format => 'jsonl', allow_undecided => true, deletes => true)$$);
+SELECT sink_try($$SELECT exwiw_export_to_dir('$$ || :'base' || $$/del_x', 'shops', '{1}', allow_undecided => true, deletes => true, part => 1, parts => 2)$$);
 
 SELECT * FROM sink_ls();
 
