@@ -129,13 +129,14 @@ CREATE FUNCTION exwiw_export(
 	part integer DEFAULT NULL,
 	parts integer DEFAULT NULL,
 	allow_missing_ids boolean DEFAULT false,
-	split_rows integer DEFAULT NULL)
+	split_rows integer DEFAULT NULL,
+	deletes boolean DEFAULT false)
 RETURNS TABLE(file_name text, chunk text)
 AS 'MODULE_PATHNAME', 'exwiw_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, integer, integer, boolean, integer) IS
-'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot; part => k, parts => n: the k-th of n parts of each file; split_rows => n: files of at most n rows (insert-NNN-<table>.partK.sql), each loading on its own';
+COMMENT ON FUNCTION exwiw_export(text, text[], jsonb, text, boolean, integer[], jsonb, integer, integer, boolean, integer, boolean) IS
+'Stream a subset export: every table''s file (insert-NNN-<table>.sql) as (file_name, chunk) rows, in processing order, all tables from one snapshot; part => k, parts => n: the k-th of n parts of each file; split_rows => n: files of at most n rows (insert-NNN-<table>.partK.sql), each loading on its own; deletes => true: then the delete files (delete-NNN-<table>.sql) that clear those rows from a development database, children first';
 
 CREATE FUNCTION exwiw_fake(type text, locale text, seed text)
 RETURNS text
@@ -205,13 +206,14 @@ CREATE FUNCTION exwiw_export_to_dir(
 	ids_by_space jsonb DEFAULT NULL,
 	part integer DEFAULT NULL,
 	parts integer DEFAULT NULL,
-	allow_missing_ids boolean DEFAULT false)
+	allow_missing_ids boolean DEFAULT false,
+	deletes boolean DEFAULT false)
 RETURNS TABLE(file_name text, rows bigint, bytes bigint)
 AS 'MODULE_PATHNAME', 'exwiw_export_to_dir'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb, integer, integer, boolean) IS
-'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file; part => k, parts => n: each file''s k-th part, as insert-NNN-<table>.partK.sql';
+COMMENT ON FUNCTION exwiw_export_to_dir(text, text, text[], jsonb, text, boolean, integer[], text, boolean, jsonb, integer, integer, boolean, boolean) IS
+'Write the files of exwiw_export, byte for byte, into a directory on the server that appears under its name only when complete; one row per file; part => k, parts => n: each file''s k-th part, as insert-NNN-<table>.partK.sql; deletes => true: also the delete files';
 
 CREATE FUNCTION exwiw_remove_export(dir text)
 RETURNS integer
@@ -219,7 +221,7 @@ AS 'MODULE_PATHNAME', 'exwiw_remove_export'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_remove_export(text) IS
-'Remove the directory of an export written by exwiw_export_to_dir (only files named insert-* in it); returns the number of files removed';
+'Remove the directory of an export written by exwiw_export_to_dir (only files named insert-* or delete-* in it); returns the number of files removed';
 
 CREATE FUNCTION exwiw_copy_lines(query text, table_name text)
 RETURNS SETOF text

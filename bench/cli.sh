@@ -20,6 +20,7 @@
 #                           writes the directory (bash reads the pipe one
 #                           byte per read() call); run once for all shops
 #   exwiw -j 1              the client: the directory, fsynced, renamed
+#                           (--insert-only: the files the loop writes)
 #   exwiw -j 2              two connections on one exported snapshot
 #   exwiw -j 2, by hand     the same with another deal, by hand
 #                           (EXWIW_DEAL=2,3,4,7,8/1,5,6,9), for comparison
@@ -127,7 +128,7 @@ cli() {
 	local ids=$1 jobs=$2 deal=${3:-}
 	EXWIW_DEAL=$deal PGOPTIONS="$PGOPTIONS -c log_statement_stats=on" \
 		exwiw --target-table=shops --ids="$ids" --schema-dir="$dir/schema" --allow-undecided \
-		-j "$jobs" -o "$out/j$jobs${deal:+d}" --force --quiet
+		-j "$jobs" -o "$out/j$jobs${deal:+d}" --force --quiet --insert-only
 }
 export -f cli
 

@@ -175,6 +175,9 @@ typedef struct CliOptions
 	bool		quiet;
 	bool		allow_undecided;
 	bool		allow_missing_ids;	/* target ids matching no row: warn */
+	bool		insert_only;	/* --insert-only: no delete files */
+	bool		given_insert_only;
+	bool		cursor_parallel;	/* mongodb: refused */
 	bool		analyze;		/* explain --analyze */
 	bool		show_plans;		/* explain --verbose: the EXPLAIN text */
 	char	   *explain_format; /* explain --format: text | json, NULL unset */

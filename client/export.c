@@ -65,7 +65,8 @@ export_format_name(const CliOptions *opts)
 
 /*
  * seq_of_file_name
- *		The file number in "insert-NNN-<table>.ext", or -1.
+ *		The file number in "insert-NNN-<table>.ext", or -1 (a delete file:
+ *		the progress display follows the insert files only).
  */
 static int
 seq_of_file_name(const char *name)
@@ -93,8 +94,8 @@ share_literal(const ExportStream *s)
 	return buf.data;
 }
 
-/* The types of the export call's parameters $1 .. $8. */
-static const Oid param_types[8] = {
+/* The types of the export call's parameters $1 .. $9. */
+static const Oid param_types[9] = {
 	25,							/* text: target */
 	1009,						/* text[]: ids */
 	3802,						/* jsonb: config */
@@ -102,15 +103,17 @@ static const Oid param_types[8] = {
 	16,							/* bool: allow_undecided */
 	1007,						/* int4[]: files */
 	3802,						/* jsonb: ids_by_space */
-	16							/* bool: allow_missing_ids */
+	16,							/* bool: allow_missing_ids */
+	16							/* bool: deletes */
 };
 
 /*
  * export_call
  *		One exwiw_export() call of a worker's statement, as a SELECT of
  *		(file_name, chunk): files as SQL text, the part arguments (only
- *		when part > 0), split_rows (only when split is not NULL), and what
- *		the file names get appended (a string literal, or NULL).  A call
+ *		when part > 0), split_rows (only when split is not NULL), deletes
+ *		($9, false for a part), and what the file names get appended (a
+ *		string literal, or NULL).  A call
  *		without parts or split_rows names no argument that 1.1's first
  *		declarations lacked.
  */
@@ -127,6 +130,8 @@ export_call(StringInfo buf, const char *nsp, const char *files,
 	appendStringInfoString(buf, ", allow_missing_ids => $8");
 	if (split != NULL)
 		appendStringInfo(buf, ", split_rows => %s", split);
+	/* the delete files come with the whole files only */
+	appendStringInfoString(buf, part > 0 ? ", deletes => false" : ", deletes => $9");
 	appendStringInfoString(buf, ") AS e) s");
 }
 
@@ -180,6 +185,8 @@ on_file_started(void *arg, ExportStream *s)
 	int			seq = seq_of_file_name(s->file.name);
 	int			i;
 
+	if (seq < 0)
+		return;
 	/* the files of this share before this one are done (no rows) */
 	for (i = 0; i < s->nshare && s->share[i] < seq; i++)
 		progress_file_done(run->progress, s->share[i]);
@@ -193,11 +200,13 @@ on_file_finished(void *arg, ExportStream *s)
 	int			seq = seq_of_file_name(s->file.name);
 
 	run->files_written++;
-	run->rows += s->file.rows;
 	run->bytes += s->file.bytes;
+	pg_log_debug("wrote %s: %ld bytes", s->file.name, s->file.bytes);
+	if (seq < 0)
+		return;
+	run->rows += s->file.rows;
 	progress_file_update(run->progress, seq, s->file.rows, s->file.bytes);
 	progress_file_done(run->progress, seq);
-	pg_log_debug("wrote %s: %ld bytes", s->file.name, s->file.bytes);
 }
 
 static void
@@ -211,13 +220,19 @@ on_tick(void *arg)
 		ExportStream *s = &run->streams[i];
 
 		if (s->file.name != NULL && s->file.fd >= 0)
-			progress_file_update(run->progress, seq_of_file_name(s->file.name),
-								 s->file.rows, s->file.bytes);
+		{
+			if (seq_of_file_name(s->file.name) >= 0)
+				progress_file_update(run->progress, seq_of_file_name(s->file.name),
+									 s->file.rows, s->file.bytes);
+		}
 		else if (!s->done)
 		{
 			/* between files: the next one of the share is being prepared */
 			int			last = s->file.name ? seq_of_file_name(s->file.name) : 0;
 			int			j;
+
+			if (last < 0)
+				continue;		/* its delete files */
 
 			for (j = 0; j < s->nshare; j++)
 			{
@@ -323,7 +338,7 @@ run_export(CliOptions *opts)
 	char	   *config_text;
 	char	   *ids;
 	char	   *nsp;
-	const char *params[8];
+	const char *params[9];
 	PGconn	   *conn0;
 	PGresult   *res;
 	char	   *snapshot = NULL;
@@ -367,6 +382,9 @@ run_export(CliOptions *opts)
 	params[5] = NULL;
 	params[6] = ids_by_space_json(&opts->ids);
 	params[7] = opts->allow_missing_ids ? "true" : "false";
+	/* the Ruby client's delete files, but for --insert-only and JSON Lines */
+	params[8] = opts->insert_only || strcmp(export_format_name(opts), "jsonl") == 0 ?
+		"false" : "true";
 
 	if (jobs > 1 || opts->with_schema)
 	{
@@ -382,7 +400,12 @@ run_export(CliOptions *opts)
 
 		plan = plan_export(conn0, nsp, params, def ? def->nids : 0, opts->target_table);
 		nfiles = plan->nfiles;
-		dealt = opts->split_rows == -1 ? plan_split_files(plan, jobs) : plan;
+		/*
+		 * Parts of a file only without delete files: a delete file comes
+		 * from the call that writes its whole insert file.
+		 */
+		dealt = opts->split_rows == -1 && strcmp(params[8], "false") == 0 ?
+			plan_split_files(plan, jobs) : plan;
 		jobs = deal_files(dealt, jobs);
 		if (dealt != plan)
 		{
@@ -438,7 +461,7 @@ run_export(CliOptions *opts)
 		params[5] = share;
 		sql = worker_query(nsp, parts, i, share == NULL || streams[i].nshare > 0, split);
 		pg_log_debug("query: %s (files %s)", sql, share ? share : "all");
-		if (!PQsendQueryParams(streams[i].conn, sql, 8, param_types, params, NULL, NULL, 0) ||
+		if (!PQsendQueryParams(streams[i].conn, sql, 9, param_types, params, NULL, NULL, 0) ||
 			!PQsetSingleRowMode(streams[i].conn))
 		{
 			pg_log_error("could not send the export query: %s", PQerrorMessage(streams[i].conn));

@@ -14,7 +14,7 @@ _exwiw_options() {
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
 	--ids-field= --mongodb-query-timeout-ms= --single-transaction --refresh
-	--on-conflict="
+	--on-conflict= --config-dir= --cursor-parallel"
 }
 
 # _exwiw_values OPTION CUR: complete the value of OPTION.
@@ -27,7 +27,7 @@ _exwiw_values() {
 		--fail-on) COMPREPLY=($(compgen -W "any stale" -- "$cur")) ;;
 		--on-conflict) COMPREPLY=($(compgen -W "error skip" -- "$cur")) ;;
 		--adapter | -a) COMPREPLY=($(compgen -W "postgresql" -- "$cur")) ;;
-		--schema-dir | --output-dir | -o) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		--schema-dir | --config-dir | --output-dir | -o) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		--config | -c | --after-insert-hook) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		--user | --username | -u | -U) COMPREPLY=($(compgen -u -- "$cur")) ;;
 		--host | -h) COMPREPLY=($(compgen -A hostname -- "$cur")) ;;

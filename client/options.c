@@ -27,6 +27,7 @@
  */
 #include "cli.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "getopt_long.h"
@@ -62,7 +63,9 @@ enum
 	OPT_SINGLE_TRANSACTION,
 	OPT_REFRESH,
 	OPT_ON_CONFLICT,
-	OPT_ROWS
+	OPT_ROWS,
+	OPT_CONFIG_DIR,
+	OPT_CURSOR_PARALLEL
 };
 
 static const struct option long_options[] = {
@@ -76,6 +79,8 @@ static const struct option long_options[] = {
 	{"schema-dir", required_argument, NULL, OPT_SCHEMA_DIR},
 	{"from-db", no_argument, NULL, OPT_FROM_DB},
 	{"config", required_argument, NULL, 'c'},
+	{"config-dir", required_argument, NULL, OPT_CONFIG_DIR},
+	{"cursor-parallel", no_argument, NULL, OPT_CURSOR_PARALLEL},
 	{"adapter", required_argument, NULL, 'a'},
 	{"uri", required_argument, NULL, OPT_URI},
 	{"database", required_argument, NULL, OPT_DATABASE},
@@ -311,7 +316,10 @@ usage_other(void)
 {
 	printf("Other options:\n"
 		   "        --log-level=LEVEL            Log level (debug, info, warn, error). default is info\n"
-		   "        --insert-only                DEPRECATED: ignored.\n"
+		   "        --insert-only                Do not generate DELETE SQL files (export\n"
+		   "                                     subcommand only)\n"
+		   "        --config-dir=DIR             DEPRECATED: the 0.1.8 name of --schema-dir (so\n"
+		   "                                     is -c DIR when DIR is a directory)\n"
 		   "        --help                       Print this help\n"
 		   "        --version                    Print the version\n"
 		   "\n"
@@ -421,6 +429,18 @@ static char *
 empty_to_null(const char *s)
 {
 	return (s == NULL || *s == '\0') ? NULL : pg_strdup(s);
+}
+
+/*
+ * is_directory
+ *		Whether path names a directory (following links).
+ */
+static bool
+is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /*
@@ -669,7 +689,27 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->from_db = true;
 				break;
 			case 'c':
-				opts->config_file = pg_strdup(optarg);
+				if (is_directory(optarg))
+				{
+					/*
+					 * The 0.1.8 client's -c DIR (--config-dir): a run config
+					 * file cannot be a directory, so nothing else is meant.
+					 */
+					if (!help)
+						fprintf(stderr, "warning: -c DIR (--config-dir) is deprecated, use --schema-dir=%s; -c now names the run config file (exwiw.yml)\n",
+								optarg);
+					opts->schema_dir = strip_slashes(pg_strdup(optarg));
+				}
+				else
+					opts->config_file = pg_strdup(optarg);
+				break;
+			case OPT_CONFIG_DIR:
+				if (!help)
+					fprintf(stderr, "warning: --config-dir is deprecated, use --schema-dir (the same directory of schema JSON files)\n");
+				opts->schema_dir = strip_slashes(optarg);
+				break;
+			case OPT_CURSOR_PARALLEL:
+				opts->cursor_parallel = true;
 				break;
 			case 'a':
 				opts->adapter = pg_strdup(optarg);
@@ -702,8 +742,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				opts->given_output_format = true;
 				break;
 			case OPT_INSERT_ONLY:
-				if (!help)
-					fprintf(stderr, "warning: --insert-only is obsolete and ignored (exwiw no longer generates delete-*.sql files); remove the flag\n");
+				opts->insert_only = true;
+				opts->given_insert_only = true;
 				break;
 			case OPT_AFTER_INSERT_HOOK:
 				opts->after_insert_hook = pg_strdup(optarg);
@@ -1126,6 +1166,11 @@ check_options(CliOptions *opts)
 		pg_log_error("--uri is only supported by the mongodb adapter (use --host/--port, or --dbname with a conninfo string or URI)");
 		exit(1);
 	}
+	if (opts->cursor_parallel)
+	{
+		pg_log_error("--cursor-parallel is only supported by the mongodb adapter");
+		exit(1);
+	}
 	if (opts->scope_column && opts->command != CMD_SCHEMA)
 	{
 		if (opts->target_table)
@@ -1192,6 +1237,8 @@ check_options(CliOptions *opts)
 			appendStringInfoString(&s, ", --output-dir");
 		if (opts->given_output_format)
 			appendStringInfoString(&s, ", --output-format");
+		if (opts->given_insert_only)
+			appendStringInfoString(&s, ", --insert-only");
 		if (opts->given_hook)
 			appendStringInfoString(&s, ", --after-insert-hook");
 		if (opts->given_jobs)

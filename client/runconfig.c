@@ -10,13 +10,13 @@
  *
  *	adapter schema_dir output_dir output_format after_insert_hook log_level
  *	target_table target_collection ids ids_field scope_column
- *	parallel_workers explain_verbosity mongodb_query_timeout_ms
+ *	parallel_workers explain_verbosity mongodb_query_timeout_ms insert_only
  *
  * Connection settings (host port user database uri password) are refused:
- * they belong on the command line or in the environment.  insert_only is
- * obsolete and ignored with a warning; any other key is an error.  For
- * explain and schema, the export-only keys (output_dir output_format
- * after_insert_hook parallel_workers) are dropped, so one file serves
+ * they belong on the command line or in the environment; any other key is
+ * an error.  For explain and schema, the export-only keys (output_dir
+ * output_format after_insert_hook parallel_workers insert_only) are
+ * dropped, so one file serves
  * every subcommand.  A value fills an option only when the command line
  * left it unset; paths are relative to the file's directory.  "ids" is a
  * string ("1,2"), a list, or a mapping of ID space to either.
@@ -45,7 +45,7 @@ static const char *const allowed_keys[] = {
 	"adapter", "schema_dir", "output_dir", "output_format",
 	"after_insert_hook", "log_level", "target_table", "target_collection",
 	"ids", "ids_field", "scope_column", "parallel_workers",
-	"explain_verbosity", "mongodb_query_timeout_ms", NULL
+	"explain_verbosity", "mongodb_query_timeout_ms", "insert_only", NULL
 };
 
 static const char *const connection_keys[] = {
@@ -53,7 +53,8 @@ static const char *const connection_keys[] = {
 };
 
 static const char *const export_only_keys[] = {
-	"output_dir", "output_format", "after_insert_hook", "parallel_workers", NULL
+	"output_dir", "output_format", "after_insert_hook", "parallel_workers",
+	"insert_only", NULL
 };
 
 /*
@@ -381,15 +382,9 @@ runconfig_apply(const char *path, CliOptions *opts)
 						 key, path);
 			exit(1);
 		}
-		if (strcmp(key, "insert_only") == 0)
-		{
-			fprintf(stderr, "warning: config key 'insert_only' in %s is obsolete and ignored (exwiw no longer generates delete-*.sql files); remove it from the config file\n",
-					path);
-			continue;
-		}
 		if (!in_list(key, allowed_keys))
 		{
-			pg_log_error("unknown config key '%s' in %s. Allowed keys: adapter, schema_dir, output_dir, output_format, after_insert_hook, log_level, target_table, target_collection, ids, ids_field, scope_column, parallel_workers, explain_verbosity, mongodb_query_timeout_ms",
+			pg_log_error("unknown config key '%s' in %s. Allowed keys: adapter, schema_dir, output_dir, output_format, insert_only, after_insert_hook, log_level, target_table, target_collection, ids, ids_field, scope_column, parallel_workers, explain_verbosity, mongodb_query_timeout_ms",
 						 key, path);
 			exit(1);
 		}
@@ -452,6 +447,23 @@ runconfig_apply(const char *path, CliOptions *opts)
 			n = check_parallel_workers(n);
 			if (opts->jobs < 0)
 				opts->jobs = (int) n;
+		}
+		else if (strcmp(key, "insert_only") == 0)
+		{
+			/* a YAML boolean, as the Ruby client reads it */
+			bool		b;
+
+			if (strcmp(value, "true") == 0)
+				b = true;
+			else if (strcmp(value, "false") == 0)
+				b = false;
+			else
+			{
+				pg_log_error("config 'insert_only' must be true or false (got \"%s\")", value);
+				exit(1);
+			}
+			if (!opts->given_insert_only)
+				opts->insert_only = b;
 		}
 		else if (strcmp(key, "mongodb_query_timeout_ms") == 0)
 		{

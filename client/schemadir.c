@@ -174,6 +174,74 @@ load_file(SchemaConfig *cfg, const char *path)
 }
 
 /*
+ * has_json_file
+ *		Whether directory path holds a file named *.json (not a dot file).
+ */
+static bool
+has_json_file(const char *path)
+{
+	DIR		   *dir = opendir(path);
+	struct dirent *de;
+	bool		found = false;
+
+	if (dir == NULL)
+		return false;
+	while (!found && (de = readdir(dir)) != NULL)
+	{
+		size_t		len = strlen(de->d_name);
+
+		found = de->d_name[0] != '.' && len >= 6 &&
+			strcmp(de->d_name + len - 5, ".json") == 0;
+	}
+	closedir(dir);
+	return found;
+}
+
+/*
+ * database_dirs
+ *		The subdirectories of location that are schema dirs (they hold
+ *		.json files), sorted and joined by ", ", or NULL: the newest Ruby
+ *		client's layout for several databases (schema/primary/,
+ *		schema/analytics/).
+ */
+static char *
+database_dirs(const char *location)
+{
+	DIR		   *dir = opendir(location);
+	struct dirent *de;
+	char	  **names = NULL;
+	int			n = 0,
+				i;
+	StringInfoData s;
+
+	if (dir == NULL)
+		return NULL;
+	while ((de = readdir(dir)) != NULL)
+	{
+		char	   *sub;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		sub = psprintf("%s/%s", location, de->d_name);
+		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && has_json_file(sub))
+		{
+			names = pg_realloc(names, sizeof(char *) * (n + 1));
+			names[n++] = pg_strdup(de->d_name);
+		}
+		pfree(sub);
+	}
+	closedir(dir);
+	if (n == 0)
+		return NULL;
+	qsort(names, n, sizeof(char *), name_cmp);
+	initStringInfo(&s);
+	for (i = 0; i < n; i++)
+		appendStringInfo(&s, "%s%s", i ? ", " : "", names[i]);
+	return s.data;
+}
+
+/*
  * schema_config_load
  *		Read a schema dir (or file).  A directory that does not exist is an
  *		error when must_exist, else an empty config; one without .json
@@ -232,7 +300,12 @@ schema_config_load(const char *location, bool must_exist)
 
 	if (n == 0 && must_exist)
 	{
+		char	   *dbs = database_dirs(location);
+
 		pg_log_error("schema dir contains no .json files: %s", location);
+		if (dbs)
+			pg_log_error_hint("It holds one schema dir per database (%s): pass --schema-dir=%s/DATABASE, one run per database.",
+							  dbs, location);
 		exit(exwiw_error_exit);
 	}
 	if (n > 0)

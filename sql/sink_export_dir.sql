@@ -123,6 +123,20 @@ SELECT sum(exwiw_remove_export(:'base' || '/' || d)) AS removed
 FROM (SELECT d FROM sink_ls() d WHERE d LIKE 'shop3-%' ORDER BY d DESC OFFSET 2) old;
 SELECT * FROM sink_ls() f WHERE f LIKE 'shop3-%';
 
+-- deletes => true: the delete files too, as exwiw_export streams them;
+-- overwrite and exwiw_remove_export take them as an export's files.
+SELECT file_name, rows FROM exwiw_export_to_dir(:'base' || '/shop1_del', 'shops', '{1}', allow_undecided => true, deletes => true);
+SELECT bool_and(pg_read_file(current_setting('sink.base') || '/shop1_del/' || e.file_name) = e.body) AS all_same, count(*)
+FROM (SELECT file_name, string_agg(chunk, E'\n' ORDER BY n) || E'\n' AS body
+	FROM exwiw_export('shops', '{1}', allow_undecided => true, deletes => true) WITH ORDINALITY AS e(file_name, chunk, n)
+	GROUP BY file_name) e;
+SELECT f, pg_read_file(current_setting('sink.base') || '/shop1_del/' || f) AS body
+FROM sink_ls('/shop1_del') f WHERE f LIKE 'delete-%-shops.sql';
+SELECT count(*) AS files FROM exwiw_export_to_dir(:'base' || '/shop1_del', 'shops', '{2}', allow_undecided => true, deletes => true, overwrite => true);
+SELECT exwiw_remove_export(:'base' || '/shop1_del') AS removed;
+SELECT sink_try($$SELECT exwiw_export_to_dir('$$ || :'base' || $$/del_x', 'shops', '{1}', format => 'jsonl', allow_undecided => true, deletes => true)$$);
+SELECT sink_try($$SELECT exwiw_export_to_dir('$$ || :'base' || $$/del_x', 'shops', '{1}', allow_undecided => true, deletes => true, part => 1, parts => 2)$$);
+
 SELECT * FROM sink_ls();
 
 DROP ROLE sink_nobody;

@@ -218,6 +218,8 @@ extern bool exwiw_sets_as_ctes;
 extern int	exwiw_io_concurrency;
 
 /* file_name.c */
+extern char *exwiw_named_file(const char *prefix, int seq, int width,
+							  const char *table, const char *ext);
 extern char *exwiw_file_name(int seq, int width, const char *table,
 							 const char *ext);
 extern char *exwiw_part_file_name(const char *name, int part);

@@ -23,12 +23,25 @@
 char *
 exwiw_file_name(int seq, int width, const char *table, const char *ext)
 {
+	return exwiw_named_file("insert", seq, width, table, ext);
+}
+
+/*
+ * exwiw_named_file
+ *		"<prefix>-<seq>-<table>.<ext>" (prefix "insert" or "delete"), seq
+ *		zero-padded to width digits, the table's "/", "%" and control
+ *		characters written %XX; palloc'd.
+ */
+char *
+exwiw_named_file(const char *prefix, int seq, int width, const char *table,
+				 const char *ext)
+{
 	StringInfoData s;
 	const unsigned char *p;
 
 	Assert(seq > 0 && width > 0);
 	initStringInfo(&s);
-	appendStringInfo(&s, "insert-%0*d-", width, seq);
+	appendStringInfo(&s, "%s-%0*d-", prefix, width, seq);
 	for (p = (const unsigned char *) table; *p; p++)
 	{
 		if (*p == '/' || *p == '%' || *p < 0x20 || *p == 0x7f)

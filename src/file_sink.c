@@ -402,15 +402,25 @@ scan_dir(int dirfd, DirEntry **entries)
 }
 
 /*
+ * is_export_name
+ *		Whether name is one that exwiw gives its files: insert-* or
+ *		delete-*.
+ */
+static bool
+is_export_name(const char *name)
+{
+	return strncmp(name, "insert-", 7) == 0 || strncmp(name, "delete-", 7) == 0;
+}
+
+/*
  * is_export_file
  *		Whether a directory entry is one that exwiw writes: a regular file
- *		named insert-* with no other hard link.
+ *		named insert-* or delete-* with no other hard link.
  */
 static bool
 is_export_file(const char *name, const struct stat *st)
 {
-	return strncmp(name, "insert-", 7) == 0 && S_ISREG(st->st_mode) &&
-		st->st_nlink == 1;
+	return is_export_name(name) && S_ISREG(st->st_mode) && st->st_nlink == 1;
 }
 
 /*
@@ -437,10 +447,10 @@ foreign_entry(DirEntry *e, int n)
 static int
 foreign_entry_detail(DirEntry *e, const char *what)
 {
-	if (strncmp(e->name, "insert-", 7) == 0 && S_ISREG(e->st.st_mode))
+	if (is_export_name(e->name) && S_ISREG(e->st.st_mode))
 		return errdetail("\"%s\" has %lu hard links, and a file exwiw writes has one; %s.",
 						 e->name, (unsigned long) e->st.st_nlink, what);
-	return errdetail("\"%s\" is not a file named insert-*; %s.", e->name, what);
+	return errdetail("\"%s\" is not a file named insert-* or delete-*; %s.", e->name, what);
 }
 
 /*
@@ -1035,7 +1045,7 @@ remove_previous_export(int dirfd, const char *name, const char *shown)
 		ereport(WARNING,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the previous export, now at \"%s\", holds files that exwiw did not write", shown),
-				 errdetail("Its files named insert-* were removed; %d other entries are left there.", kept)));
+				 errdetail("Its files named insert-* and delete-* were removed; %d other entries are left there.", kept)));
 	else if (!same_entry(dirfd, name, st.st_dev, st.st_ino) ||
 			 unlinkat(dirfd, name, AT_REMOVEDIR) != 0)
 		ereport(WARNING,

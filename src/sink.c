@@ -317,6 +317,7 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	ErrorContextCallback errcb;
 	const char *suffix;
 	ExwiwQuery	part = {0};
+	bool		deletes;
 	int			i;
 
 	dir = sink_args(fcinfo, fn, "dir", 7, 8, &sf, &overwrite);
@@ -334,26 +335,39 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	errcb.arg = &sf;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	run = subset_export_prepare(fn, fcinfo, 1, 9, 12, cxt, &format, &plan);
+	run = subset_export_prepare(fn, fcinfo, 1, 9, 12, 13, part.parts, cxt,
+								&format, &deletes, &plan);
 
-	for (i = 0; i < plan->nfiles; i++)
+	/* the insert files in load order, then their delete files, last first */
+	for (i = 0; i < (deletes ? 2 * plan->nfiles : plan->nfiles); i++)
 	{
 		MemoryContext filecxt;
 		ExwiwStream *stream;
 		char	   *name;
 		uint64		rows;
+		bool		deleting = i >= plan->nfiles;
+		int			file = deleting ? 2 * plan->nfiles - 1 - i : i;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!plan->files[i].has_rows)
+		if (!plan->files[file].has_rows ||
+			(deleting && !subset_delete_wanted(plan, file)))
 			continue;
 		filecxt = AllocSetContextCreate(cxt, "exwiw_export_to_dir file",
 										ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(filecxt);
-		name = psprintf("%s%s", part.parts > 0 ?
-						exwiw_part_file_name(plan->files[i].file_name, part.part) :
-						plan->files[i].file_name, suffix);
-		stream = subset_export_open_file(plan, run, i, format, true, part.part,
-										 part.parts, filecxt);
+		if (deleting)
+		{
+			name = psprintf("%s%s", plan->files[file].delete_name, suffix);
+			stream = subset_delete_open_file(plan, run, file, true, filecxt);
+		}
+		else
+		{
+			name = psprintf("%s%s", part.parts > 0 ?
+							exwiw_part_file_name(plan->files[file].file_name, part.part) :
+							plan->files[file].file_name, suffix);
+			stream = subset_export_open_file(plan, run, file, format, true,
+											 part.part, part.parts, filecxt);
+		}
 		if (sink_drain(&sf, stream, name))
 		{
 			Datum		values[3];

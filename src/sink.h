@@ -73,14 +73,22 @@ extern struct SubsetRun *subset_export_prepare(const char *funcname,
 											   int argoff,
 											   int ids_by_space_arg,
 											   int allow_missing_arg,
+											   int deletes_arg, int parts,
 											   MemoryContext cxt,
 											   ExwiwSqlFormat *format,
+											   bool *deletes,
 											   struct SubsetPlan **plan);
 extern ExwiwStream *subset_export_open_file(struct SubsetPlan *plan,
 											struct SubsetRun *run, int file,
 											ExwiwSqlFormat format,
 											bool server_file,
 											int part, int parts,
+											MemoryContext cxt);
+
+/* subset_delete.c: a file's delete file, for both */
+extern ExwiwStream *subset_delete_open_file(struct SubsetPlan *plan,
+											struct SubsetRun *run, int file,
+											bool server_file,
 											MemoryContext cxt);
 
 #endif							/* EXWIW_SINK_H */

@@ -224,6 +224,10 @@ typedef struct SubsetFile
 	/* a cycle's fix-up: the columns written NULL, set once all is loaded */
 	bool		fixup;
 	char	   *conflict;		/* "ON CONFLICT (key) DO UPDATE SET ..." */
+	/* its delete file (subset_delete.c): name, and the tenant's rows */
+	char	   *delete_name;	/* delete-NNN-<table>.sql */
+	char	   *delete_cond;	/* the tenant's rows as the target database
+								 * finds them (a WHERE), or NULL */
 } SubsetFile;
 
 /* A plan: sets in the order they are computed, files in load order. */
@@ -347,6 +351,10 @@ extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
 extern void subset_plan_check_decided(SubsetPlan *plan);
+
+/* subset_delete.c */
+extern bool subset_delete_wanted(SubsetPlan *plan, int file);
+extern void subset_delete_check(SubsetPlan *plan);
 
 /* subset_run.c */
 typedef struct SubsetRun SubsetRun;

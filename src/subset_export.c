@@ -11,7 +11,8 @@
  *				   ids_by_space jsonb DEFAULT NULL,
  *				   part integer DEFAULT NULL, parts integer DEFAULT NULL,
  *				   allow_missing_ids boolean DEFAULT false,
- *				   split_rows integer DEFAULT NULL)
+ *				   split_rows integer DEFAULT NULL,
+ *				   deletes boolean DEFAULT false)
  *		RETURNS TABLE(file_name text, chunk text)
  *
  * At the first call the config is checked (subset_config.c), planned
@@ -27,7 +28,10 @@
  * written as pieces of at most N rows, insert-NNN-<table>.partK.sql
  * (K = 1, 2, ...), each framed as a whole file (its own prologue, trigger
  * blocks and statements; the setval lines in the last), so that each loads
- * on its own; the rows are read once (stream.c).
+ * on its own; the rows are read once (stream.c).  With deletes => true,
+ * the delete files of the files written follow them, the last table's
+ * first (subset_delete.c): delete-NNN-<table>.sql, each reading its insert
+ * file's rows.
  *
  * One snapshot: every query reads the caller's active snapshot, which is
  * the same for every call of this function within one statement; nothing
@@ -56,6 +60,8 @@ typedef struct SubsetExport
 	SubsetPlan *plan;
 	SubsetRun  *run;
 	int			next;			/* next file to open */
+	int			dnext;			/* next file whose delete file to open */
+	bool		deletes;		/* delete files after the insert files */
 	int			cur;			/* file of the open stream */
 	ExwiwSqlFormat format;
 	ExwiwStream *stream;		/* open stream, or NULL */
@@ -93,23 +99,46 @@ static bool
 open_next_stream(SubsetExport *ex, MemoryContext parent)
 {
 	MemoryContext old;
+	bool		deleting;
 
 	/* a table known to have no rows has no file: skip its query */
 	while (ex->next < ex->plan->nfiles && !ex->plan->files[ex->next].has_rows)
 		ex->next++;
-	if (ex->next >= ex->plan->nfiles)
+	/* then the delete files, last table first */
+	while (ex->next >= ex->plan->nfiles && ex->deletes && ex->dnext >= 0 &&
+		   !subset_delete_wanted(ex->plan, ex->dnext))
+		ex->dnext--;
+	if (ex->next < ex->plan->nfiles)
+	{
+		ex->cur = ex->next++;
+		deleting = false;
+	}
+	else if (ex->deletes && ex->dnext >= 0)
+	{
+		ex->cur = ex->dnext--;
+		deleting = true;
+	}
+	else
 		return false;
-	ex->cur = ex->next++;
 
 	ex->stream_cxt = AllocSetContextCreate(parent, "exwiw_export table",
 										   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ex->stream_cxt);
-	ex->file_name = cstring_to_text(ex->plan->files[ex->cur].file_name);
-	ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
-										 false, ex->part.part, ex->part.parts,
-										 ex->stream_cxt);
-	exwiw_stream_set_split_rows(ex->stream, ex->split_rows);
 	ex->piece = 0;
+	if (deleting)
+	{
+		ex->file_name = cstring_to_text(ex->plan->files[ex->cur].delete_name);
+		ex->stream = subset_delete_open_file(ex->plan, ex->run, ex->cur, false,
+											 ex->stream_cxt);
+	}
+	else
+	{
+		ex->file_name = cstring_to_text(ex->plan->files[ex->cur].file_name);
+		ex->stream = subset_export_open_file(ex->plan, ex->run, ex->cur, ex->format,
+											 false, ex->part.part, ex->part.parts,
+											 ex->stream_cxt);
+		exwiw_stream_set_split_rows(ex->stream, ex->split_rows);
+	}
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -199,13 +228,16 @@ close_stream(SubsetExport *ex)
  *		Check, plan and prepare an export from the arguments of exwiw_export
  *		(target_table, ids, config, format, allow_undecided, files), which
  *		are fcinfo's arguments argoff to argoff + 5, ids_by_space, at
- *		ids_by_space_arg, and allow_missing_ids, at allow_missing_arg.  Shared with the directory sink (sink.c), whose
- *		arguments follow its own first.  The prepared run is kept in cxt.
+ *		ids_by_space_arg, allow_missing_ids, at allow_missing_arg, and
+ *		deletes, at deletes_arg (*deletes; parts: the call's parts, or 0).
+ *		Shared with the directory sink (sink.c), whose arguments follow its
+ *		own first.  The prepared run is kept in cxt.
  */
 SubsetRun *
 subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
-					  int ids_by_space_arg, int allow_missing_arg, MemoryContext cxt,
-					  ExwiwSqlFormat *format, SubsetPlan **planp)
+					  int ids_by_space_arg, int allow_missing_arg,
+					  int deletes_arg, int parts, MemoryContext cxt,
+					  ExwiwSqlFormat *format, bool *deletes, SubsetPlan **planp)
 {
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
@@ -253,6 +285,24 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 		exwiw_require_arg(fcinfo, allow_missing_arg, fn, "allow_missing_ids");
 		plan->allow_missing_ids = PG_GETARG_BOOL(allow_missing_arg);
 	}
+	*deletes = false;
+	if (EXWIW_HAS_ARG(fcinfo, deletes_arg))
+	{
+		exwiw_require_arg(fcinfo, deletes_arg, fn, "deletes");
+		*deletes = PG_GETARG_BOOL(deletes_arg);
+	}
+	if (*deletes && *format == EXWIW_FORMAT_JSONL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("deletes => true needs format \"insert\" or \"copy\""),
+				 errdetail("Delete files are SQL; a JSON Lines export has none, as with the Ruby client.")));
+	if (*deletes && parts > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("deletes => true cannot be combined with parts"),
+				 errhint("Write the delete files in a call without part and parts.")));
+	if (*deletes)
+		subset_delete_check(plan);
 	*planp = plan;
 	return subset_run_prepare(fn, plan, cxt);
 }
@@ -289,16 +339,17 @@ exwiw_export(PG_FUNCTION_ARGS)
 			if (ex->split_rows < 1)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s: split_rows must be positive, not " INT64_FORMAT,
-								fn, ex->split_rows)));
+						 errmsg("split_rows must be positive, not " INT64_FORMAT,
+								ex->split_rows)));
 			if (ex->part.parts > 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("%s takes split_rows or part and parts, not both", fn)));
 		}
-		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 9,
+		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 9, 11, ex->part.parts,
 										funcctx->multi_call_memory_ctx,
-										&ex->format, &ex->plan);
+										&ex->format, &ex->deletes, &ex->plan);
+		ex->dnext = ex->plan->nfiles - 1;
 
 		funcctx->user_fctx = ex;
 		RegisterExprContextCallback(rsinfo->econtext, subset_export_shutdown,

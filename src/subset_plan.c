@@ -929,9 +929,16 @@ subset_plan_name_files(SubsetPlan *plan, const char *ext)
 	for (n = plan->nfiles > 0 ? plan->files[plan->nfiles - 1].seq : 0; n >= 1000; n /= 10)
 		width++;
 	for (i = 0; i < plan->nfiles; i++)
-		plan->files[i].file_name = exwiw_file_name(plan->files[i].seq, width,
-												   plan->cfg->tables[plan->files[i].table].name,
-												   ext);
+	{
+		SubsetFile *f = &plan->files[i];
+		const char *name = plan->cfg->tables[f->table].name;
+
+		f->file_name = exwiw_file_name(f->seq, width, name, ext);
+		/* the Ruby client's number: the last table's delete file first */
+		if (!f->fixup)
+			f->delete_name = exwiw_named_file("delete", plan->norder + 1 - f->seq,
+											  width, name, "sql");
+	}
 }
 
 /*
@@ -1068,6 +1075,7 @@ plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
 			planner_build_rows(&pl, plan->order[i]);
 	plan_files(&pl);
 	plan_fixups(&pl);
+	planner_delete_conditions(&pl, ids);
 
 	plan->nsets = list_length(pl.sets);
 	plan->sets = palloc0(sizeof(SubsetSet) * Max(plan->nsets, 1));

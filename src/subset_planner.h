@@ -117,4 +117,7 @@ extern void planner_closure_prepare(Planner *pl);
 extern void planner_build_rows(Planner *pl, int t);
 extern int	planner_fset(Planner *pl, int t);
 
+/* subset_delete.c */
+extern void planner_delete_conditions(Planner *pl, ArrayType *ids);
+
 #endif							/* EXWIW_SUBSET_PLANNER_H */

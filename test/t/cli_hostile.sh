@@ -37,7 +37,8 @@ CREATE OR REPLACE FUNCTION public.exwiw_export(target_table text, ids text[],
 	config jsonb DEFAULT NULL, format text DEFAULT 'insert', allow_undecided boolean DEFAULT false,
 	files integer[] DEFAULT NULL, ids_by_space jsonb DEFAULT NULL,
 	part integer DEFAULT NULL, parts integer DEFAULT NULL, allow_missing_ids boolean DEFAULT false,
-	split_rows integer DEFAULT NULL)
+	split_rows integer DEFAULT NULL,
+	deletes boolean DEFAULT false)
 RETURNS TABLE(file_name text, chunk text) LANGUAGE sql
 AS $$ SELECT file_name, chunk FROM public.hostile_rows ORDER BY ord $$;
 SQL

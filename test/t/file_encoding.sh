@@ -124,7 +124,7 @@ SQL
 		client)
 			rmdir "$dir"
 			PGCLIENTENCODING=$enc exwiw --dbname=enc_src --target-table=hostile --ids="$ids" \
-				--schema-dir="$work/s" -o "$dir" -q
+				--schema-dir="$work/s" -o "$dir" -q --insert-only
 			;;
 		recipe)
 			PGCLIENTENCODING=$enc psql -XAt -v FETCH_COUNT=64 -d enc_src -c "SELECT exwiw_file_prologue()" \

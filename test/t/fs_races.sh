@@ -317,7 +317,7 @@ cconf=$race/client
 client() {
 	rc=0
 	LD_PRELOAD=$work/fs_race.so EXWIW_RACE_CONF=$cconf \
-		exwiw --target-table=t --ids=1,2 --schema-dir="$sd" "$@" >"$work/out" 2>&1 </dev/null || rc=$?
+		exwiw --target-table=t --ids=1,2 --schema-dir="$sd" --insert-only "$@" >"$work/out" 2>&1 </dev/null || rc=$?
 }
 ctmp() { (cd "$shared" && ls -A | grep -F ".exwiw-$1." || true); }
 

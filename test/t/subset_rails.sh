@@ -54,7 +54,7 @@ cli_same() {
 	shift 2
 	rm -rf "$work/cli"
 	if ! PGDATABASE=rails_src PGOPTIONS='-c search_path=rails,public' \
-		exwiw -o "$work/cli" --quiet "$@" >"$work/cli.log" 2>&1; then
+		exwiw -o "$work/cli" --quiet --insert-only "$@" >"$work/cli.log" 2>&1; then
 		echo "not ok: $label: the exwiw command failed:"
 		cat "$work/cli.log"
 		fail=1

@@ -1,0 +1,383 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_delete.c
+ *	  The delete files of a subset export: delete-NNN-<table>.sql, one per
+ *	  insert file, which clear the tenant's rows from the database the
+ *	  export is loaded into, so that running the delete files and then the
+ *	  insert files refreshes a tenant there (the Ruby client's workflow).
+ *
+ * NNN is the Ruby client's number: the table's position counted from the
+ * end of the processing order (norder + 1 - seq), so that the names sort
+ * children first.  A delete file holds, after the two settings lines of a
+ * whole file (no trigger block: the foreign keys are enforced):
+ *
+ *	- when the table's rows are tied to the target by a chain of plain
+ *	  belongs_tos, the statement that deletes the rows the target database
+ *	  holds on that chain (planner_delete_conditions): the rows production
+ *	  no longer has go too.  For a table one belongs_to from the target it
+ *	  is the Ruby client's statement, byte for byte:
+ *
+ *		DELETE FROM orders
+ *		WHERE orders.shop_id IN (SELECT shops.id FROM shops WHERE shops.id = '1');
+ *
+ *	- then the statements that delete, by primary key, exactly the rows its
+ *	  insert file brings: the file's own query on the same row sets and the
+ *	  same snapshot, its keys written bulk_insert_chunk_size to a statement
+ *	  (all in one for a self-referencing table, whose rows reference each
+ *	  other):
+ *
+ *		DELETE FROM shops
+ *		WHERE shops.id = '1';
+ *
+ * The rows are decided by the server's query; the text is written by the
+ * writer below, in a separate phase, as the SQL writer writes INSERTs.  A
+ * DELETE by a masked key would delete other rows than the ones exported,
+ * and one by the unmasked key would put it in the file: a masked primary
+ * key is refused (subset_delete_check).  A table without a primary key,
+ * a Rails-managed table and a cycle's fix-up file have no delete file.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset_planner.h"
+#include "sink.h"
+
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+/* The writer of a delete file: its state. */
+typedef struct DeleteWriter
+{
+	ExwiwWriter pub;
+	char	   *prologue;		/* settings lines and the chain's statement */
+	char	   *head;			/* "DELETE FROM t\nWHERE t.id" */
+} DeleteWriter;
+
+/*
+ * append_qualified
+ *		Append "<table>.<column>", the table as the file names it.
+ */
+static void
+append_qualified(StringInfo buf, SubsetTable *t, const char *column)
+{
+	exwiw_append_table_name(buf, t->name);
+	appendStringInfo(buf, ".%s", quote_identifier(column));
+}
+
+/*
+ * ids_condition
+ *		" = '1'" or " IN ('1', '2')": the target's ids as the user gave
+ *		them, each a literal, as the Ruby client writes them; NULL when
+ *		there are none or they are not a one-dimensional list.
+ */
+static char *
+ids_condition(ArrayType *ids)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i;
+	StringInfoData s;
+
+	if (ids == NULL || ARR_NDIM(ids) != 1)
+		return NULL;
+	deconstruct_array(ids, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n == 0)
+		return NULL;
+	initStringInfo(&s);
+	appendStringInfoString(&s, n == 1 ? " = " : " IN (");
+	for (i = 0; i < n; i++)
+	{
+		const char *c;
+
+		if (nulls[i])
+			return NULL;
+		if (i > 0)
+			appendStringInfoString(&s, ", ");
+		appendStringInfoChar(&s, '\'');
+		for (c = TextDatumGetCString(elems[i]); *c; c++)
+		{
+			if (*c == '\'')
+				appendStringInfoChar(&s, '\'');
+			appendStringInfoChar(&s, *c);
+		}
+		appendStringInfoChar(&s, '\'');
+	}
+	if (n > 1)
+		appendStringInfoChar(&s, ')');
+	return s.data;
+}
+
+/*
+ * chain_condition
+ *		The rows of table ti that the target database ties to the target:
+ *		"<t>.<fk> IN (SELECT <p>.<ref> FROM <p> WHERE <p's condition>)",
+ *		down to "<target>.<key> = '1'", along the first arm of each seed
+ *		(the shortest path's).  NULL unless that arm is a plain belongs_to
+ *		(one column, not polymorphic, not cut from a cycle) at every table
+ *		up to the target.  Filters are left out, as the
+ *		Ruby client leaves them out: the rows a filter kept out of the
+ *		export would otherwise stay behind their deleted parents.
+ */
+static char *
+chain_condition(Planner *pl, int ti, const char *ids, int depth)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetEdge *e;
+	SubsetTable *t = &cfg->tables[ti];
+	SubsetTable *p;
+	StringInfoData s;
+	char	   *where;
+
+	check_stack_depth();
+	if (depth > cfg->ntables || pl->kind[ti] != SEED_PATH ||
+		pl->seed_edges[ti] == NIL)
+		return NULL;
+	/* the shortest path's arm: the rows of further arms go by key */
+	e = &cfg->edges[linitial_int(pl->seed_edges[ti])];
+	if (SubsetEdgeIsPolymorphic(e) || SubsetEdgeIsSelf(e) || e->broken ||
+		e->deferred || e->fk.n != 1 || e->ref.n != 1)
+		return NULL;
+	p = &cfg->tables[e->parent];
+	if (e->parent == pl->plan->target)
+	{
+		StringInfoData w;
+
+		if (p->pk.n != 1)
+			return NULL;
+		initStringInfo(&w);
+		append_qualified(&w, p, p->pk.names[0]);
+		appendStringInfoString(&w, ids);
+		where = w.data;
+	}
+	else if ((where = chain_condition(pl, e->parent, ids, depth + 1)) == NULL)
+		return NULL;
+
+	initStringInfo(&s);
+	append_qualified(&s, t, e->fk.names[0]);
+	appendStringInfoString(&s, " IN (SELECT ");
+	append_qualified(&s, p, e->ref.names[0]);
+	appendStringInfoString(&s, " FROM ");
+	exwiw_append_table_name(&s, p->name);
+	appendStringInfo(&s, " WHERE %s)", where);
+	return s.data;
+}
+
+/*
+ * planner_delete_conditions
+ *		Set each file's delete_cond: the rows of its table that the target
+ *		database ties to the export's target (chain_condition), for the
+ *		tables whose seed is such a chain; ids are the target's ids.
+ */
+void
+planner_delete_conditions(Planner *pl, ArrayType *ids)
+{
+	SubsetPlan *plan = pl->plan;
+	char	   *idc;
+	int			i;
+
+	if (plan->target < 0 || (idc = ids_condition(ids)) == NULL)
+		return;
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+
+		if (!f->fixup && f->table != plan->target)
+			f->delete_cond = chain_condition(pl, f->table, idc, 0);
+	}
+}
+
+/*
+ * subset_delete_wanted
+ *		Has file number `file` of the plan a delete file?  Not a cycle's
+ *		fix-up (its rows are in its table's file), not a Rails-managed table
+ *		(the Ruby client writes none: the schema file owns its rows), not a
+ *		table without a primary key, and not a table known to have no rows.
+ */
+bool
+subset_delete_wanted(SubsetPlan *plan, int file)
+{
+	SubsetFile *f = &plan->files[file];
+	SubsetTable *t = &plan->cfg->tables[f->table];
+
+	return f->has_rows && !f->fixup && !t->rails_managed && t->pk.n > 0 &&
+		f->delete_name != NULL;
+}
+
+/*
+ * subset_delete_check
+ *		Refuse a delete file the export cannot write faithfully: one whose
+ *		table's primary key is masked or left out of the columns.  NOTICE
+ *		for a table without a primary key, which gets no delete file.
+ */
+void
+subset_delete_check(SubsetPlan *plan)
+{
+	int			i;
+
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+		SubsetTable *t = &plan->cfg->tables[f->table];
+		int			k;
+
+		if (f->fixup || t->rails_managed || !f->has_rows)
+			continue;
+		if (t->pk.n == 0)
+		{
+			ereport(NOTICE,
+					(errmsg("table \"%s\" has no primary key: no delete file is written for it", t->name),
+					 errhint("Its rows already in the target database stay there; give it a primary key, or delete them by hand.")));
+			continue;
+		}
+		for (k = 0; k < t->pk.n; k++)
+		{
+			SubsetColumn *col = NULL;
+			int			c;
+
+			for (c = 0; c < t->ncols; c++)
+				if (strcmp(t->cols[c].name, t->pk.names[k]) == 0)
+					col = &t->cols[c];
+			if (col == NULL || SubsetColumnIsMasked(col))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot write the delete file of table \"%s\": its primary key column \"%s\" is %s",
+								t->name, t->pk.names[k],
+								col == NULL ? "not exported" : "masked"),
+						 errdetail("A DELETE by the exported value would delete other rows than the exported ones, and one by the real value would write it into the file."),
+						 errhint("Export without delete files (deletes => false; with the exwiw client, --insert-only).")));
+		}
+	}
+}
+
+/*
+ * dw_row
+ *		One statement per row of the key query: the file's prologue before
+ *		the first, then "DELETE FROM t\nWHERE t.id = '1';" for a single key,
+ *		"... IN ('1', '2');" for several.  The row is (count, the keys as
+ *		literals joined by ", ").
+ */
+static void
+dw_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
+{
+	DeleteWriter *dw = (DeleteWriter *) w;
+	bool		isnull;
+	int64		n;
+	char	   *keys;
+
+	n = DatumGetInt64(slot_getattr(slot, 1, &isnull));
+	if (isnull)
+		elog(ERROR, "delete key count is NULL");
+	keys = TextDatumGetCString(slot_getattr(slot, 2, &isnull));
+	if (isnull)
+		elog(ERROR, "delete keys are NULL");
+	if (rowno == 0)
+		appendStringInfoString(buf, dw->prologue);
+	appendStringInfoString(buf, dw->head);
+	appendStringInfo(buf, n == 1 ? " = %s;" : " IN (%s);", keys);
+}
+
+/*
+ * dw_begin
+ *		Check the shape of the key query's result.
+ */
+static void
+dw_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
+{
+	if (desc->natts != 2 || TupleDescAttr(desc, 0)->atttypid != INT8OID ||
+		TupleDescAttr(desc, 1)->atttypid != TEXTOID)
+		elog(ERROR, "unexpected result of the delete key query");
+}
+
+/*
+ * key_query
+ *		The query that reads the keys of file `file`'s rows, wrapping the
+ *		file's own query (sql, on the same row sets): one row per
+ *		statement, (number of keys, the keys as literals "'1', '2'", or
+ *		"('1', 'a'), ..." for a key of several columns), in the file's
+ *		order.  Each key value is its text output ('' doubled: the file sets
+ *		standard_conforming_strings).
+ */
+static char *
+key_query(SubsetTable *t, const char *sql, int64 per_statement)
+{
+	StringInfoData q;
+	int			k;
+
+	initStringInfo(&q);
+	appendStringInfoString(&q, "SELECT pg_catalog.count(*) AS n, pg_catalog.string_agg(exwiw_k.l, ', ' ORDER BY exwiw_k.r) AS l FROM (SELECT ");
+	if (t->pk.n > 1)
+		appendStringInfoString(&q, "'(' OPERATOR(pg_catalog.||) ");
+	for (k = 0; k < t->pk.n; k++)
+		appendStringInfo(&q, "%s'''' OPERATOR(pg_catalog.||) pg_catalog.replace(CAST(exwiw_d.%s AS pg_catalog.text), '''', '''''') OPERATOR(pg_catalog.||) ''''",
+						 k > 0 ? " OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) " : "",
+						 quote_identifier(t->pk.names[k]));
+	if (t->pk.n > 1)
+		appendStringInfoString(&q, " OPERATOR(pg_catalog.||) ')'");
+	appendStringInfo(&q, " AS l, pg_catalog.row_number() OVER () AS r FROM (%s) AS exwiw_d) AS exwiw_k"
+					 " GROUP BY (exwiw_k.r OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) " INT64_FORMAT
+					 " ORDER BY (exwiw_k.r OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) " INT64_FORMAT,
+					 sql, per_statement, per_statement);
+	return q.data;
+}
+
+/*
+ * subset_delete_open_file
+ *		Open the stream of the delete file of file number `file` of a
+ *		prepared plan (subset_delete_wanted), in cxt; server_file as for
+ *		subset_export_open_file.
+ */
+ExwiwStream *
+subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
+						bool server_file, MemoryContext cxt)
+{
+	SubsetFile *f = &plan->files[file];
+	SubsetTable *t = &plan->cfg->tables[f->table];
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	DeleteWriter *dw = palloc0(sizeof(DeleteWriter));
+	StringInfoData s;
+	ExwiwQuery	q;
+	ExwiwStream *stream;
+	int			k;
+
+	subset_run_file_query(run, file, &q);
+	/* a self-referencing table's rows reference each other: one statement */
+	q.sql = key_query(t, q.sql, f->depth_query ? PG_INT64_MAX : Max(t->chunk, 1));
+	q.context = psprintf("exwiw_export, table \"%s\", file %s", t->name,
+						 f->delete_name);
+
+	initStringInfo(&s);
+	appendStringInfoString(&s, exwiw_sql_file_prologue(EXWIW_SQL_FILE, server_file));
+	if (f->delete_cond)
+	{
+		appendStringInfoString(&s, "DELETE FROM ");
+		exwiw_append_table_name(&s, t->name);
+		appendStringInfo(&s, "\nWHERE %s;\n", f->delete_cond);
+	}
+	dw->prologue = s.data;
+
+	initStringInfo(&s);
+	appendStringInfoString(&s, "DELETE FROM ");
+	exwiw_append_table_name(&s, t->name);
+	appendStringInfoString(&s, "\nWHERE ");
+	if (t->pk.n > 1)
+		appendStringInfoChar(&s, '(');
+	for (k = 0; k < t->pk.n; k++)
+	{
+		if (k > 0)
+			appendStringInfoString(&s, ", ");
+		append_qualified(&s, t, t->pk.names[k]);
+	}
+	if (t->pk.n > 1)
+		appendStringInfoChar(&s, ')');
+	dw->head = s.data;
+
+	dw->pub.begin = dw_begin;
+	dw->pub.row = dw_row;
+	stream = exwiw_stream_open("exwiw_export", &q, (ExwiwWriter *) dw,
+							   EXWIW_DEFAULT_CHUNK_BYTES, cxt);
+	MemoryContextSwitchTo(old);
+	return stream;
+}
