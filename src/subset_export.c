@@ -71,6 +71,7 @@ typedef struct SubsetExport
 	ExwiwQuery	part;			/* part and parts of each file, or 0 */
 	int64		split_rows;		/* pieces of at most this many rows, or 0 */
 	int			piece;			/* piece of file_name (split_rows) */
+	bool		deleting;		/* the stream is a delete file's */
 } SubsetExport;
 
 /*
@@ -125,6 +126,7 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 										   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ex->stream_cxt);
 	ex->piece = 0;
+	ex->deleting = deleting;
 	if (deleting)
 	{
 		ex->file_name = cstring_to_text(ex->plan->files[ex->cur].delete_name);
@@ -376,7 +378,7 @@ exwiw_export(PG_FUNCTION_ARGS)
 			Datum		values[2];
 			bool		nulls[2] = {false, false};
 
-			if (ex->split_rows > 0 &&
+			if (ex->split_rows > 0 && !ex->deleting &&
 				exwiw_stream_piece(ex->stream) != ex->piece)
 			{
 				/* a new piece: its own file name, in the stream's memory */

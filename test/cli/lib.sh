@@ -24,7 +24,7 @@ cli_init() {
 	export PGDATABASE=${PGDATABASE:-postgres}
 	work=$(mktemp -d "/tmp/exwiw-cli-$1.XXXXXX")
 	chmod 755 "$work"
-	trap 'rm -rf "$work"' EXIT
+	[ -n "${EXWIW_KEEP_WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 	fail=0
 }
 

@@ -58,10 +58,11 @@ SQL
 exwiw schema generate --from-db --dbname=cli_parts --schema-dir="$work/schema" >/dev/null
 x() { exwiw --dbname=cli_parts --schema-dir="$work/schema" --allow-undecided "$@"; }
 
-# -j 2 with parts = -j 1, every format
+# -j 2 with parts = -j 1, every format (--insert-only: a file in parts has
+# no delete file, so parts are dealt only without them)
 for fmt in insert copy jsonl; do
-	x --target-table=shops --ids=1,2 --output-format=$fmt -j 1 -o "$work/$fmt.1"
-	x --target-table=shops --ids=1,2 --output-format=$fmt -j 2 -o "$work/$fmt.2" --log-level=debug 2>"$work/log"
+	x --target-table=shops --ids=1,2 --output-format=$fmt --insert-only -j 1 -o "$work/$fmt.1"
+	x --target-table=shops --ids=1,2 --output-format=$fmt --insert-only -j 2 -o "$work/$fmt.2" --log-level=debug 2>"$work/log"
 	if same_dirs "$work/$fmt.1" "$work/$fmt.2" && grep -q 'split into 2 parts' "$work/log" &&
 		grep -q 'joined 2 parts into insert-[0-9]*-orders' "$work/log"; then
 		ok "export --output-format=$fmt -j 2: the orders file in 2 parts from 2 workers, joined: the directory equals -j 1's"
@@ -71,7 +72,7 @@ for fmt in insert copy jsonl; do
 done
 
 # exwiw.io_concurrency (bitmap heap scans, reads in flight): the same bytes
-PGOPTIONS='-c exwiw.io_concurrency=64' x --target-table=shops --ids=1,2 -j 2 -o "$work/io"
+PGOPTIONS='-c exwiw.io_concurrency=64' x --target-table=shops --ids=1,2 --insert-only -j 2 -o "$work/io"
 if same_dirs "$work/insert.1" "$work/io"; then
 	ok "exwiw.io_concurrency=64: the same directory"
 else
@@ -98,7 +99,7 @@ for db in cli_parts_whole cli_parts_split; do
 		GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO cli_parts_loader;"
 done
 N=7000
-x --target-table=shops --ids=1,2 --split-rows=$N -j 2 -o "$work/split"
+x --target-table=shops --ids=1,2 --split-rows=$N --insert-only -j 2 -o "$work/split"
 # each file in its own session, in name order, counting the rows it adds
 bad=0
 over=0
@@ -143,7 +144,7 @@ else
 fi
 
 # N larger than every table; the empty table has no file
-x --target-table=shops --ids=1,2 --split-rows=1000000 -o "$work/big"
+x --target-table=shops --ids=1,2 --split-rows=1000000 --insert-only -o "$work/big"
 if [ "$(ls "$work/big" | sed 's/^insert-[0-9]*-//' | paste -sd' ')" = "shops.part1.sql orders.part1.sql refunds.part1.sql" ] &&
 	for f in "$work"/big/*; do cmp -s "$f" "$work/insert.1/$(basename "$f" | sed 's/\.part1//')" || exit 1; done; then
 	ok "--split-rows larger than every table: one .part1 file per table, the whole file's bytes; the empty table has none"
@@ -152,7 +153,7 @@ else
 fi
 
 # N=1 on the small shop, SQL and JSON Lines
-x --target-table=shops --ids=3 --split-rows=1 -o "$work/one"
+x --target-table=shops --ids=3 --split-rows=1 --insert-only -o "$work/one"
 x --target-table=shops --ids=3 -o "$work/one.whole"
 x --target-table=shops --ids=3 --split-rows=1 --output-format=jsonl -j 2 -o "$work/onej"
 x --target-table=shops --ids=3 --output-format=jsonl -o "$work/onej.whole"
