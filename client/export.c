@@ -400,9 +400,10 @@ run_export(CliOptions *opts)
 
 		plan = plan_export(conn0, nsp, params, def ? def->nids : 0, opts->target_table);
 		nfiles = plan->nfiles;
+
 		/*
-		 * Parts of a file only without delete files: a delete file comes
-		 * from the call that writes its whole insert file.
+		 * Parts of a file only without delete files: a delete file comes from
+		 * the call that writes its whole insert file.
 		 */
 		dealt = opts->split_rows == -1 && strcmp(params[8], "false") == 0 ?
 			plan_split_files(plan, jobs) : plan;
