@@ -195,7 +195,10 @@ else
 fi
 
 if [ -n "$log" ]; then
-	tail -c +$((start + 1)) "$log" >"$work/log"
+	# without each line's prefix (log_line_prefix '%m [%p] '): a timestamp
+	# such as 01:21:56.782 holds the original 56.78
+	tail -c +$((start + 1)) "$log" |
+		sed -E 's/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+ [A-Za-z0-9+-]+ \[[0-9]+\] //' >"$work/log"
 	if grep -q 'exwiw_export' "$work/log"; then
 		if grep -F -f "$work/secrets" "$work/log"; then
 			not_ok "the secret is in the server log (above)"
