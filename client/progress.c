@@ -403,11 +403,13 @@ progress_tick(Progress *p, bool force)
 }
 
 /*
- * progress_finish
- *		Erase the live lines and print the summary line.
+ * finish_summary
+ *		Erase the live lines and print the summary line: "exwiw: <verb> N
+ *		files, N rows, SIZE <preposition> DIR in S s".
  */
-void
-progress_finish(Progress *p, const char *dir, int files, long rows, long bytes)
+static void
+finish_summary(Progress *p, const char *verb, const char *preposition,
+			   const char *dir, int files, long rows, long bytes)
 {
 	char		b1[32],
 				b2[32];
@@ -417,31 +419,29 @@ progress_finish(Progress *p, const char *dir, int files, long rows, long bytes)
 	clear_live(p);
 	format_count(b1, sizeof(b1), rows);
 	format_bytes(b2, sizeof(b2), bytes);
-	fprintf(stderr, "exwiw: wrote %d files, %s rows, %s to %s in %.2f s\n",
-			files, b1, b2, dir, now_seconds() - p->started);
+	fprintf(stderr, "exwiw: %s %d files, %s rows, %s %s %s in %.2f s\n",
+			verb, files, b1, b2, preposition, dir, now_seconds() - p->started);
 	fflush(stderr);
 	active_progress = NULL;
 	pg_logging_set_pre_callback(NULL);
 }
 
 /*
+ * progress_finish
+ *		The export's summary line (finish_summary).
+ */
+void
+progress_finish(Progress *p, const char *dir, int files, long rows, long bytes)
+{
+	finish_summary(p, "wrote", "to", dir, files, rows, bytes);
+}
+
+/*
  * progress_finish_load
- *		Erase the live lines and print exwiw load's summary line.
+ *		exwiw load's summary line (finish_summary).
  */
 void
 progress_finish_load(Progress *p, const char *dir, int files, long rows, long bytes)
 {
-	char		b1[32],
-				b2[32];
-
-	if (p == NULL || !p->enabled)
-		return;
-	clear_live(p);
-	format_count(b1, sizeof(b1), rows);
-	format_bytes(b2, sizeof(b2), bytes);
-	fprintf(stderr, "exwiw: loaded %d files, %s rows, %s from %s in %.2f s\n",
-			files, b1, b2, dir, now_seconds() - p->started);
-	fflush(stderr);
-	active_progress = NULL;
-	pg_logging_set_pre_callback(NULL);
+	finish_summary(p, "loaded", "from", dir, files, rows, bytes);
 }

@@ -570,8 +570,9 @@ decided_whole(Planner *pl, int t)
  *		untied[t]: may the rows of table t include rows that no rule ties
  *		to the target?  So for a table the config exports whole, and for
  *		every table whose rows the rows of such a table reference (the
- *		closure brings them in, whoever's they are), transitively.  Assumes compute_may
- *		has run.  A cycle of references is followed to its fixed point.
+ *		closure brings them in, whoever's they are), transitively.  Assumes
+ *		compute_may has run.  A cycle of references is followed to its fixed
+ *		point.
  */
 static void
 compute_untied(Planner *pl, bool *untied)
