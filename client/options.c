@@ -288,10 +288,12 @@ usage_load(void)
 		   "    -1, --single-transaction         Load every file in one transaction: all or nothing\n"
 		   "        --refresh                    Run DIR's delete-NNN-<table>.sql files first, then\n"
 		   "                                     the insert files, in one transaction: the tenant's\n"
-		   "                                     rows are replaced\n"
-		   "        --on-conflict=ACTION         error (default): a row whose key exists fails the\n"
-		   "                                     load; skip: such rows are skipped (ON CONFLICT DO\n"
-		   "                                     NOTHING), to load a second tenant into one database\n"
+		   "                                     rows are replaced; other tenants' rows the export\n"
+		   "                                     brings are skipped where the database has them\n"
+		   "        --on-conflict=ACTION         error (default; skip with --refresh): a row whose\n"
+		   "                                     key exists fails the load; skip: such rows are\n"
+		   "                                     skipped (ON CONFLICT DO NOTHING), to load a second\n"
+		   "                                     tenant into one database\n"
 		   "    -q, --quiet                      No progress display, no summary: only errors\n"
 		   "    The first error stops the load, naming the file and line; exit status 1.\n"
 		   "\n");
@@ -1072,12 +1074,20 @@ check_load_options(CliOptions *opts)
 		pg_log_error_hint("Try \"exwiw load --help\" for more information.");
 		exit(1);
 	}
-	opts->on_conflict = ON_CONFLICT_ERROR;
+
+	/*
+	 * --refresh deletes the tenant's rows, not the rows of other tenants that
+	 * the export brings as parents (subset_delete.c): a database that has
+	 * those keeps them
+	 */
+	opts->on_conflict = opts->refresh ? ON_CONFLICT_SKIP : ON_CONFLICT_ERROR;
 	if (opts->on_conflict_text != NULL)
 	{
 		if (strcmp(opts->on_conflict_text, "skip") == 0)
 			opts->on_conflict = ON_CONFLICT_SKIP;
-		else if (strcmp(opts->on_conflict_text, "error") != 0)
+		else if (strcmp(opts->on_conflict_text, "error") == 0)
+			opts->on_conflict = ON_CONFLICT_ERROR;
+		else
 		{
 			pg_log_error("invalid --on-conflict '%s'. Available options are: error, skip", opts->on_conflict_text);
 			exit(1);

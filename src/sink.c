@@ -374,7 +374,8 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 			bool		nulls[3] = {false, false, false};
 			uint64		bytes;
 
-			rows = exwiw_stream_rows(stream);
+			/* a delete file's: its statements (the first row is its prologue) */
+			rows = exwiw_stream_rows(stream) - (deleting ? 1 : 0);
 			exwiw_stream_close(stream);
 			bytes = sink_end_file(&sf);
 			values[0] = CStringGetTextDatum(name);

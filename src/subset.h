@@ -228,6 +228,11 @@ typedef struct SubsetFile
 	char	   *delete_name;	/* delete-NNN-<table>.sql */
 	char	   *delete_cond;	/* the tenant's rows as the target database
 								 * finds them (a WHERE), or NULL */
+	bool		delete_by_key;	/* delete the tenant's exported rows by key */
+	char	   *delete_keys;	/* which of the file's rows are the tenant's
+								 * (a condition on exwiw_d), NULL: all */
+	List	   *delete_deps;	/* sets delete_keys reads */
+	bool		delete_fragment;	/* delete_keys holds a user fragment */
 } SubsetFile;
 
 /* A plan: sets in the order they are computed, files in load order. */
@@ -361,6 +366,9 @@ typedef struct SubsetRun SubsetRun;
 extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
 									 MemoryContext cxt);
 extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
+extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
+								  List *extra_deps, bool extra_fragment,
+								  ExwiwQuery *q);
 extern char *subset_run_epilogue(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
 

@@ -20,11 +20,12 @@
  *		DELETE FROM orders
  *		WHERE orders.shop_id IN (SELECT shops.id FROM shops WHERE shops.id = '1');
  *
- *	- then the statements that delete, by primary key, exactly the rows its
- *	  insert file brings: the file's own query on the same row sets and the
- *	  same snapshot, its keys written bulk_insert_chunk_size to a statement
- *	  (all in one for a self-referencing table, whose rows reference each
- *	  other):
+ *	- then the statements that delete, by primary key, the tenant's rows its
+ *	  insert file brings (tenant_keys: not the rows of other tenants that
+ *	  come only as parents): the file's own query on the same row sets and
+ *	  the same snapshot, its keys written bulk_insert_chunk_size to a
+ *	  statement (all in one for a self-referencing table, whose rows
+ *	  reference each other):
  *
  *		DELETE FROM shops
  *		WHERE shops.id = '1';
@@ -166,10 +167,71 @@ chain_condition(Planner *pl, int ti, const char *ids, int depth)
 }
 
 /*
+ * tenant_keys
+ *		Which of file f's rows its delete file deletes by key: set
+ *		f->delete_by_key, and f->delete_keys (with its sets and whether it
+ *		holds the user's filter) when not all of them.
+ *
+ * The rows tied to the target (a constraining seed) are the tenant's; a
+ * table the export holds whole is the export's (its rows are deleted and
+ * loaded again).  The rows a table contributes only because exported rows
+ * reference them (shop 2 for an order of shop 1 that names a user of shop
+ * 2; every row of a table without a seed) are another tenant's: a delete by
+ * key would fail on that tenant's rows in the target database that reference
+ * them, or, through ON DELETE CASCADE, delete those; they are not deleted,
+ * and exwiw load --refresh skips them when the database has them.
+ */
+static void
+tenant_keys(Planner *pl, SubsetFile *f)
+{
+	int			ti = f->table;
+	SubsetTable *t = &pl->cfg->tables[ti];
+	StringInfoData keys;
+	StringInfoData c;
+
+	switch (pl->kind[ti])
+	{
+		case SEED_NONE:
+			f->delete_by_key = false;
+			return;
+		case SEED_UNRELATED:
+		case SEED_EXEMPT:
+		case SEED_DECIDED:
+		case SEED_FALLBACK:
+			f->delete_by_key = true;
+			return;
+		default:
+			Assert(SeedConstrains(pl->kind[ti]));
+			break;
+	}
+	f->delete_by_key = true;
+	/* nothing but the seed's rows: all of them */
+	if (pl->seed[ti] == NULL || t->pk.n == 0 ||
+		(pl->xset[ti] < 0 && !pl->selfref[ti]))
+		return;
+
+	initStringInfo(&keys);
+	appendStringInfoString(&keys, "SELECT ");
+	subset_append_cols(&keys, planner_alias(t), &t->pk);
+	if (pl->seed_from[ti])
+		appendStringInfo(&keys, " FROM %s WHERE %s", pl->seed_from[ti],
+						 pl->seed_where[ti]);
+	else
+		appendStringInfo(&keys, " FROM %s WHERE %s", subset_relation_sql(t),
+						 pl->seed[ti]);
+	initStringInfo(&c);
+	subset_append_match(&c, "exwiw_d", &t->pk, keys.data, &t->pk);
+	f->delete_keys = c.data;
+	f->delete_deps = list_copy(pl->seed_deps[ti]);
+	f->delete_fragment = pl->seed_frag[ti];
+}
+
+/*
  * planner_delete_conditions
  *		Set each file's delete_cond: the rows of its table that the target
  *		database ties to the export's target (chain_condition), for the
- *		tables whose seed is such a chain; ids are the target's ids.
+ *		tables whose seed is such a chain; ids are the target's ids.  And
+ *		which of its exported rows it deletes by key (tenant_keys).
  */
 void
 planner_delete_conditions(Planner *pl, ArrayType *ids)
@@ -178,6 +240,9 @@ planner_delete_conditions(Planner *pl, ArrayType *ids)
 	char	   *idc;
 	int			i;
 
+	for (i = 0; i < plan->nfiles; i++)
+		if (!plan->files[i].fixup)
+			tenant_keys(pl, &plan->files[i]);
 	if (plan->target < 0 || (idc = ids_condition(ids)) == NULL)
 		return;
 	for (i = 0; i < plan->nfiles; i++)
@@ -203,7 +268,7 @@ subset_delete_wanted(SubsetPlan *plan, int file)
 	SubsetTable *t = &plan->cfg->tables[f->table];
 
 	return f->has_rows && !f->fixup && !t->rails_managed && t->pk.n > 0 &&
-		f->delete_name != NULL;
+		f->delete_name != NULL && (f->delete_by_key || f->delete_cond);
 }
 
 /*
@@ -254,8 +319,9 @@ subset_delete_check(SubsetPlan *plan)
 
 /*
  * dw_row
- *		One statement per row of the key query: the file's prologue before
- *		the first, then "DELETE FROM t\nWHERE t.id = '1';" for a single key,
+ *		One statement per row of the key query (the stream puts each on
+ *		its own line): the file's prologue for the first, then "DELETE
+ *		FROM t\nWHERE t.id = '1';" for a single key,
  *		"... IN ('1', '2');" for several.  The row is (count, the keys as
  *		literals joined by ", ").
  */
@@ -270,11 +336,17 @@ dw_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 	n = DatumGetInt64(slot_getattr(slot, 1, &isnull));
 	if (isnull)
 		elog(ERROR, "delete key count is NULL");
+	if (rowno == 0)
+	{
+		/* the first row, (0, NULL): the prologue, without its last "\n" */
+		if (n != 0)
+			elog(ERROR, "unexpected first row of the delete key query");
+		appendBinaryStringInfo(buf, dw->prologue, strlen(dw->prologue) - 1);
+		return;
+	}
 	keys = TextDatumGetCString(slot_getattr(slot, 2, &isnull));
 	if (isnull)
 		elog(ERROR, "delete keys are NULL");
-	if (rowno == 0)
-		appendStringInfoString(buf, dw->prologue);
 	appendStringInfoString(buf, dw->head);
 	appendStringInfo(buf, n == 1 ? " = %s;" : " IN (%s);", keys);
 }
@@ -294,20 +366,29 @@ dw_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
 /*
  * key_query
  *		The query that reads the keys of file `file`'s rows, wrapping the
- *		file's own query (sql, on the same row sets): one row per
- *		statement, (number of keys, the keys as literals "'1', '2'", or
+ *		file's own query (sql, on the same row sets): a first row (0,
+ *		NULL), then one row per statement, (number of keys, the keys as
+ *		literals "'1', '2'", or
  *		"('1', 'a'), ..." for a key of several columns), in the file's
  *		order.  Each key value is its text output ('' doubled: the file sets
- *		standard_conforming_strings).
+ *		standard_conforming_strings).  With keys (a condition on exwiw_d,
+ *		the file's row), only the rows it holds, in key order: a filter over
+ *		the file's query keeps no order of its own.
  */
 static char *
-key_query(SubsetTable *t, const char *sql, int64 per_statement)
+key_query(SubsetTable *t, const char *sql, const char *keys,
+		  int64 per_statement)
 {
 	StringInfoData q;
 	int			k;
 
 	initStringInfo(&q);
-	appendStringInfoString(&q, "SELECT pg_catalog.count(*) AS n, pg_catalog.string_agg(exwiw_k.l, ', ' ORDER BY exwiw_k.r) AS l FROM (SELECT ");
+	appendStringInfoString(&q, "SELECT exwiw_g.n, exwiw_g.l FROM ("
+						   "SELECT CAST(0 AS pg_catalog.int8) AS n, CAST(NULL AS pg_catalog.text) AS l, CAST(-1 AS pg_catalog.int8) AS g"
+						   " UNION ALL "
+						   "SELECT pg_catalog.count(*), pg_catalog.string_agg(exwiw_k.l, ', ' ORDER BY exwiw_k.r),"
+						   " (exwiw_k.r OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) ");
+	appendStringInfo(&q, INT64_FORMAT " FROM (SELECT ", per_statement);
 	if (t->pk.n > 1)
 		appendStringInfoString(&q, "'(' OPERATOR(pg_catalog.||) ");
 	for (k = 0; k < t->pk.n; k++)
@@ -316,10 +397,17 @@ key_query(SubsetTable *t, const char *sql, int64 per_statement)
 						 quote_identifier(t->pk.names[k]));
 	if (t->pk.n > 1)
 		appendStringInfoString(&q, " OPERATOR(pg_catalog.||) ')'");
-	appendStringInfo(&q, " AS l, pg_catalog.row_number() OVER () AS r FROM (%s) AS exwiw_d) AS exwiw_k"
-					 " GROUP BY (exwiw_k.r OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) " INT64_FORMAT
-					 " ORDER BY (exwiw_k.r OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) " INT64_FORMAT,
-					 sql, per_statement, per_statement);
+	appendStringInfoString(&q, " AS l, pg_catalog.row_number() OVER (");
+	if (keys)
+	{
+		appendStringInfoString(&q, "ORDER BY ");
+		subset_append_cols(&q, "exwiw_d", &t->pk);
+	}
+	appendStringInfo(&q, ") AS r FROM (%s) AS exwiw_d", sql);
+	if (keys)
+		appendStringInfo(&q, " WHERE %s", keys);
+	appendStringInfoString(&q, ") AS exwiw_k");
+	appendStringInfoString(&q, " GROUP BY 3) AS exwiw_g ORDER BY exwiw_g.g");
 	return q.data;
 }
 
@@ -342,9 +430,15 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	ExwiwStream *stream;
 	int			k;
 
-	subset_run_file_query(run, file, &q);
-	/* a self-referencing table's rows reference each other: one statement */
-	q.sql = key_query(t, q.sql, f->depth_query ? PG_INT64_MAX : Max(t->chunk, 1));
+	/*
+	 * a self-referencing table's rows reference each other: one statement; a
+	 * file with no row to delete by key reads none
+	 */
+	subset_run_query_over(run, file,
+						  key_query(t, f->query,
+									f->delete_by_key ? f->delete_keys : "false",
+									f->depth_query ? PG_INT64_MAX : Max(t->chunk, 1)),
+						  f->delete_deps, f->delete_fragment, &q);
 	q.context = psprintf("exwiw_export, table \"%s\", file %s", t->name,
 						 f->delete_name);
 

@@ -1220,15 +1220,30 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 void
 subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 {
+	subset_run_query_over(run, i, run->plan->files[i].query, NIL, false, q);
+}
+
+/*
+ * subset_run_query_over
+ *		As subset_run_file_query, for a query sql over file i's own (its
+ *		text inside sql), which reads the sets extra_deps too and holds a
+ *		user's fragment too when extra_fragment: a delete file's key query.
+ */
+void
+subset_run_query_over(SubsetRun *run, int i, const char *sql,
+					  List *extra_deps, bool extra_fragment, ExwiwQuery *q)
+{
 	SubsetFile *f = &run->plan->files[i];
 	SubsetTable *t = &run->plan->cfg->tables[f->table];
+	List	   *deps = list_concat_unique_int(list_copy(f->deps), extra_deps);
+	bool		fragment = f->fragment || extra_fragment;
 	Withhold	w;
 
 	memset(q, 0, sizeof(*q));
-	q->sql = with_sets(run, f->query, f->deps);
+	q->sql = with_sets(run, sql, deps);
 	if (!run->inline_sets)
-		q->enrs = enr_list(run, f->deps);
-	q->pin_search_path = !f->fragment;
+		q->enrs = enr_list(run, deps);
+	q->pin_search_path = !fragment;
 	q->prefetch = true;
 	if (run->depths[i])
 	{
@@ -1238,7 +1253,7 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 		q->values = palloc(sizeof(Datum));
 		q->values[0] = PointerGetDatum(run->depths[i]);
 	}
-	w = withhold_for_query(run, f->table, f->fragment, true, f->deps);
+	w = withhold_for_query(run, f->table, fragment, true, deps);
 	if (w.on)
 	{
 		q->error_table = w.table;

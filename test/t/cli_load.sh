@@ -15,8 +15,12 @@
 #   statement's, and a COPY data line's), loads nothing after it; with
 #   --single-transaction nothing at all stays.
 # - --refresh: the delete files, then the inserts, in one transaction:
-#   after rows changed in production, the development database equals the
-#   new export; a refresh that fails changes nothing.
+#   after rows changed in production, the development database holds the
+#   new export, and of the old one only another tenant's row (a product of
+#   shop 2 that a since-deleted order reached): the rows of other tenants
+#   the export brings as parents are skipped, not deleted (shop 2 stays);
+#   with --on-conflict=error they fail the refresh; a refresh that fails
+#   changes nothing.
 # - Hostile values under SJIS (test/t/file_encoding.sh's attack): the
 #   files load the exact bytes under each client-only encoding and run
 #   nothing; without the file's client_encoding line, exwiw load refuses
@@ -262,23 +266,39 @@ if ! xload "$work/ins1b" 2>"$work/err" >/dev/null; then
 else
 	not_ok "without --refresh, the delete files ran or the inserts were skipped"
 fi
+# What the refresh must leave: the new export's rows, and the rows of other
+# tenants that the old export brought as parents and the new one does not
+# (product 4 of shop 2, which only the deleted order 2 reached): another
+# tenant's rows are not deleted (doc/cli.md, "Rows of other tenants").
+psql -X -q -v ON_ERROR_STOP=1 -d load_src -c "DROP SCHEMA IF EXISTS left1 CASCADE" -c "CREATE SCHEMA left1"
+for t in $tables; do
+	psql -X -q -v ON_ERROR_STOP=1 -d load_src -c "CREATE TABLE left1.$t (LIKE shop.$t)"
+done
+psql -X -q -v ON_ERROR_STOP=1 -d load_src -c "INSERT INTO left1.products SELECT * FROM ref1.products WHERE shop_id <> 1 EXCEPT SELECT * FROM ref1b.products"
+[ "$(psql -XAt -d load_src -c "SELECT count(*) FROM left1.products")" -ge 1 ] ||
+	not_ok "the fixture has no row of another tenant that only the old export brought"
 if xload "$work/ins1b" --refresh 2>"$work/err"; then
 	copy_into_src load_dst got
-	d=$(differ got ref1b)
+	d=$(differ got ref1b+left1)
 	if [ -z "$d" ]; then
-		ok "--refresh: after rows changed in production, the database equals the new export ($(rows load_dst) rows, EXCEPT both ways)"
+		ok "--refresh: after rows changed in production, the database holds the new export and, of the old one, only another tenant's product ($(rows load_dst) rows, EXCEPT both ways)"
 	else
-		not_ok "--refresh: differs from the new export in:$d"
+		not_ok "--refresh: differs from the new export (and the other tenant's rows) in:$d"
 	fi
-elif grep -q 'violates foreign key constraint' "$work/err"; then
-	# Known (issue 19 stays open): the delete files also delete, by key,
-	# the rows the export brought only as parents (here shop 2), which rows
-	# of the old export that production dropped still reference (a product
-	# of shop 2 that only the deleted order 2 reached).
-	echo "not ok (TODO, known): --refresh: a delete file removes a parent row the old rows still reference: $(head -n1 "$work/err" | sed "s|$work/||")"
-	refresh_known=1
+	if [ "$(psql -XAt -d load_dst -c "SELECT count(*) FROM shop.shops WHERE id = 2")" = 1 ]; then
+		ok "--refresh: shop 2, brought again as a parent, is skipped, not deleted"
+	else
+		not_ok "--refresh: shop 2 is gone"
+	fi
 else
 	not_ok "--refresh failed: $(cat "$work/err")"
+fi
+if xload "$work/ins1b" --refresh --on-conflict=error 2>"$work/err"; then
+	not_ok "--refresh --on-conflict=error: loaded over another tenant's rows"
+elif grep -q 'duplicate key value' "$work/err"; then
+	ok "--refresh --on-conflict=error: another tenant's row the database has fails the load: $(head -n1 "$work/err" | sed "s|$work/||")"
+else
+	not_ok "--refresh --on-conflict=error: $(cat "$work/err")"
 fi
 # a refresh that fails changes nothing
 before=$(psql -XAt -d load_dst -c "SELECT string_agg(s::text, ',' ORDER BY id) FROM shop.shops s")
@@ -287,7 +307,7 @@ printf '\nSELECT 1/0;\n' >>"$work/ins1c/$last"
 if xload "$work/ins1c" --refresh 2>"$work/err"; then
 	not_ok "--refresh with a failing file: exit status 0"
 elif [ "$(psql -XAt -d load_dst -c "SELECT string_agg(s::text, ',' ORDER BY id) FROM shop.shops s")" = "$before" ] &&
-	{ [ -n "${refresh_known:-}" ] || { copy_into_src load_dst got && [ -z "$(differ got ref1b)" ]; }; }; then
+	copy_into_src load_dst got && [ -z "$(differ got ref1b+left1)" ]; then
 	ok "--refresh with a failing file changes nothing (one transaction): $(head -n1 "$work/err" | sed "s|$work/||")"
 else
 	not_ok "--refresh with a failing file changed the database"
