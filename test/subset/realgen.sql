@@ -603,13 +603,17 @@ END $$;
 --            kind (fk, rails, poly), child-wards, not loaded
 --   unknown  a loaded row the generator did not make
 -- Tables decided 'all' have no leaks (that was decided), nor have the rows
--- their rows reference (parents they need); tables decided 'ignore' have
--- no missing rows (nor paths through them).
-CREATE FUNCTION realgen.check(target text, decided jsonb)
+-- their rows reference (parents they need), by the generator's relations
+-- or by the belongs_tos of CFG (the export's config, an array of table
+-- entries: the edges exwiw infers that the generator does not know);
+-- tables decided 'ignore' have no missing rows (nor paths through them).
+CREATE FUNCTION realgen.check(target text, decided jsonb, cfg jsonb DEFAULT '[]')
 RETURNS TABLE (kind text, tbl text, n bigint, sample text) LANGUAGE plpgsql AS $$
 DECLARE
 	t realgen.tbl;
 	trel regclass := (SELECT rel FROM realgen.tbl WHERE name = target);
+	bt record;
+	before bigint;
 BEGIN
 	CREATE TEMP TABLE loaded (rel regclass, key text) ON COMMIT DROP;
 	FOR t IN SELECT * FROM realgen.tbl WHERE EXISTS (SELECT 1 FROM realgen.row r WHERE r.rel = realgen.tbl.rel) LOOP
@@ -631,15 +635,42 @@ BEGIN
 	-- they come in as those rows' parents, whoever's they are (the issue's
 	-- "a table whose rows come in only as parents of other tenants' rows is
 	-- fine"), so they are no leak
-	CREATE TEMP TABLE needed ON COMMIT DROP AS
-	WITH RECURSIVE up(rel, rowno) AS (
-		SELECT r.rel, r.rowno FROM loaded l JOIN realgen.row r ON r.rel = l.rel AND r.key = l.key
-		JOIN realgen.tbl tb ON tb.rel = l.rel
-		WHERE decided ->> tb.name = 'all'
-		UNION
-		SELECT k.parent, k.parent_rowno FROM up u
-		JOIN realgen.link k ON k.child = u.rel AND k.child_rowno = u.rowno)
-	SELECT * FROM up;
+	CREATE TEMP TABLE needed (rel regclass, rowno int, PRIMARY KEY (rel, rowno)) ON COMMIT DROP;
+	INSERT INTO needed
+	SELECT DISTINCT r.rel, r.rowno FROM loaded l JOIN realgen.row r ON r.rel = l.rel AND r.key = l.key
+	JOIN realgen.tbl tb ON tb.rel = l.rel
+	WHERE decided ->> tb.name = 'all';
+	LOOP
+		before := (SELECT count(*) FROM needed);
+		INSERT INTO needed
+		SELECT k.parent, k.parent_rowno FROM needed u
+		JOIN realgen.link k ON k.child = u.rel AND k.child_rowno = u.rowno
+		ON CONFLICT DO NOTHING;
+		-- the config's one-column belongs_tos to a one-column key, from the
+		-- loaded rows (the child's values in this database)
+		FOR bt IN
+			SELECT c.rel AS crel, c.key_cols AS ckey, b ->> 'foreign_key' AS fk,
+				   p.rel AS prel, b ->> 'foreign_type' AS ftype, b ->> 'type_value' AS tval
+			FROM jsonb_array_elements(cfg) te
+			CROSS JOIN LATERAL jsonb_array_elements(coalesce(te -> 'belongs_tos', '[]')) b
+			JOIN realgen.tbl c ON c.name = te ->> 'name'
+			JOIN realgen.tbl p ON p.name = b ->> 'table_name'
+			WHERE cardinality(p.key_cols) = 1 AND b ->> 'foreign_key' NOT LIKE '%,%'
+			  AND EXISTS (SELECT 1 FROM needed u WHERE u.rel = c.rel)
+		LOOP
+			EXECUTE format('INSERT INTO needed SELECT pr.rel, pr.rowno FROM needed u'
+						   ' JOIN realgen.row cr ON cr.rel = u.rel AND cr.rowno = u.rowno'
+						   ' JOIN %s x ON %s = cr.key'
+						   ' JOIN realgen.row pr ON pr.rel::pg_catalog.oid = %s AND pr.key = x.%I::text'
+						   ' WHERE u.rel::pg_catalog.oid = %s %s ON CONFLICT DO NOTHING',
+						   bt.crel,
+						   CASE WHEN cardinality(bt.ckey) = 1 THEN 'x.' || quote_ident(bt.ckey[1]) || '::text'
+								ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(bt.ckey) kc) || ')::text' END,
+						   bt.prel::pg_catalog.oid, bt.fk, bt.crel::pg_catalog.oid,
+						   CASE WHEN bt.ftype IS NOT NULL THEN format('AND x.%I::text = %L', bt.ftype, bt.tval) ELSE '' END);
+		END LOOP;
+		EXIT WHEN (SELECT count(*) FROM needed) = before;
+	END LOOP;
 	RETURN QUERY
 	SELECT 'leak', tb.name, count(*), string_agg(DISTINCT r.key, ' ' ORDER BY r.key)
 	FROM loaded l JOIN realgen.row r ON r.rel = l.rel AND r.key = l.key JOIN realgen.tbl tb ON tb.rel = l.rel

@@ -216,6 +216,8 @@ conflict() {
 	caught_up
 	before=$(ls -A "$(dirname "$out")" | LC_ALL=C sort)
 	hold "SELECT 'locked' FROM pg_advisory_lock(4242);" locked
+	local padrows
+	padrows=$(psql -X -At "${S[@]}" -c "SELECT count(*) FROM shop.pad")
 	"$@" >"$work/conflict.out" 2>"$work/conflict.err" &
 	pid=$!
 	# until it waits on the lock (or has ended: then it failed otherwise)
@@ -231,7 +233,13 @@ conflict() {
 				not_ok "$label: the export did not wait on the lock:"
 			fi
 			kill $pid 2>/dev/null || true
-			wait $pid || true
+			rc=0
+			wait $pid || rc=$?
+			echo "    exit status $rc; stdout: $(head -c 200 "$work/conflict.out" | tr '\n' ' ')"
+			echo "    before: $padrows pad rows; the query now: $(psql -X -At "${S[@]}" -c "SELECT count(*) FROM shop.users u, shop.pad p")"
+			echo "    on the standby: $(psql -X -At "${S[@]}" -c "SELECT count(*) FROM shop.pad") pad rows," \
+				"$(psql -X -At "${S[@]}" -c "SELECT count(*) FROM shop.users") users rows, lock 4242 held by" \
+				"$(psql -X -At "${S[@]}" -c "SELECT string_agg(pid || ' ' || mode || ' ' || granted, ', ') FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242")"
 			sed 's/^/    /' "$work/conflict.err"
 			hold "SELECT 'unlocked' FROM pg_advisory_unlock(4242);" unlocked
 			return 0

@@ -22,8 +22,9 @@
 #   - every file loads;
 #   - no row of another tenant in any table (a row's tenant is that of its
 #     parents; the target's rows are the tenant's), except in tables
-#     decided "export": "all" and the rows those tables' rows reference
-#     (they come in as their parents, whoever's they are);
+#     decided "export": "all" and the rows those tables' rows reference,
+#     by the generator's relations or the config's belongs_tos (they come
+#     in as their parents, whoever's they are);
 #   - every row of tenant 1 reachable from the target rows by a relation of
 #     any kind, child-wards, is loaded (except in tables decided "ignore");
 #   - no table goes out in full ("every row" in exwiw_plan's rule) that the
@@ -245,8 +246,10 @@ SQL
 		not_ok "$label: $(echo "$full_undecided" | wc -l) tables go out in full without a decision: $(echo "$full_undecided" | tr '\n' ' ')"
 	fi
 	# 4. the rows
-	psql -X -At -F '|' -v ON_ERROR_STOP=1 -d "${name}_dst" \
-		-c "SELECT * FROM realgen.check('$target', '$(cat "$work/$name-decided.json")') ORDER BY 1, 2" >"$work/check.txt"
+	psql -X -At -F '|' -v ON_ERROR_STOP=1 -d "${name}_dst" >"$work/check.txt" <<SQL
+\\set cfg \`cat '$work/cfg.json'\`
+SELECT * FROM realgen.check('$target', '$(cat "$work/$name-decided.json")', :'cfg') ORDER BY 1, 2;
+SQL
 	local kind n
 	for kind in leak missing unknown; do
 		n=$(grep -c "^$kind|" "$work/check.txt" || true)
