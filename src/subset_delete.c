@@ -48,6 +48,13 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+/*
+ * Keys of several columns to a statement, at most: the server turns "(a, b)
+ * IN ((...), ...)" into one comparison per row, and 12,000 rows of two
+ * columns exceed the default max_stack_depth (2 MB) where 6,000 do not.
+ */
+#define DELETE_ROW_KEYS		1000
+
 /* The writer of a delete file: its state. */
 typedef struct DeleteWriter
 {
@@ -428,16 +435,23 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	StringInfoData s;
 	ExwiwQuery	q;
 	ExwiwStream *stream;
+	int64		per_statement;
 	int			k;
 
 	/*
-	 * a self-referencing table's rows reference each other: one statement; a
-	 * file with no row to delete by key reads none
+	 * a self-referencing table's rows reference each other: one statement;
+	 * keys of several columns at most DELETE_ROW_KEYS to a statement; a file
+	 * with no row to delete by key reads none
 	 */
+	per_statement = Max(t->chunk, 1);
+	if (t->pk.n > 1)
+		per_statement = Min(per_statement, DELETE_ROW_KEYS);
+	if (f->depth_query)
+		per_statement = PG_INT64_MAX;
 	subset_run_query_over(run, file,
 						  key_query(t, f->query,
 									f->delete_by_key ? f->delete_keys : "false",
-									f->depth_query ? PG_INT64_MAX : Max(t->chunk, 1)),
+									per_statement),
 						  f->delete_deps, f->delete_fragment, &q);
 	q.context = psprintf("exwiw_export, table \"%s\", file %s", t->name,
 						 f->delete_name);
