@@ -231,6 +231,35 @@ FROM exwiw_export('shops', '{10}',
 WHERE file_name LIKE '%owner%' ORDER BY 1;
 SET client_min_messages = warning;
 
+-- A self-reference is a path too: a folder below one of the tenant's
+-- folders is the tenant's (11, 12), and so are its documents, unless its
+-- own key names another tenant (13, organization 2: that tenant's, and
+-- so is 14 below it).  Folder 22 comes in as the parent that folder 12
+-- references (moved_from_id), and 20 as its parent: ancestors, not with
+-- their descendants 21 and 23.  (The target's own rows are the ids named.)
+CREATE TABLE iso.folders (id int PRIMARY KEY, organization_id bigint REFERENCES iso.organizations,
+						  parent_id int REFERENCES iso.folders, moved_from_id int REFERENCES iso.folders);
+CREATE INDEX ON iso.folders (parent_id);
+CREATE TABLE iso.documents (id int PRIMARY KEY, folder_id int NOT NULL REFERENCES iso.folders);
+INSERT INTO iso.folders VALUES (10, 1, NULL, NULL), (11, NULL, 10, NULL), (20, 2, NULL, NULL),
+	(21, NULL, 20, NULL), (22, NULL, 20, NULL), (12, NULL, 11, 22), (23, NULL, 22, NULL),
+	(13, 2, 10, NULL), (14, NULL, 13, NULL);
+INSERT INTO iso.documents VALUES (100, 10), (101, 11), (102, 12), (103, 13), (104, 14), (200, 20), (201, 21), (203, 23);
+SELECT table_name, rule FROM exwiw_plan('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "folders", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"},
+		{"table_name": "folders", "foreign_key": "parent_id"}, {"table_name": "folders", "foreign_key": "moved_from_id"}]},
+	  {"name": "documents", "primary_key": "id", "belongs_tos": [{"table_name": "folders", "foreign_key": "folder_id"}]}]')
+WHERE seq IS NOT NULL AND table_name IN ('folders', 'documents') ORDER BY table_name;
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "folders", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"},
+		{"table_name": "folders", "foreign_key": "parent_id"}, {"table_name": "folders", "foreign_key": "moved_from_id"}]},
+	  {"name": "documents", "primary_key": "id", "belongs_tos": [{"table_name": "folders", "foreign_key": "folder_id"}]}]')
+WHERE file_name ~ '(folders|documents)' ORDER BY 1;
+DROP TABLE iso.documents, iso.folders;
+
 -- A cycle of NOT NULL keys: an error that names it.
 CREATE TABLE iso.a (id int PRIMARY KEY, b_id int NOT NULL);
 CREATE TABLE iso.b (id int PRIMARY KEY, a_id int NOT NULL REFERENCES iso.a);

@@ -20,7 +20,9 @@
  *	   foreign key is in the parent's seed.  When that hop is polymorphic,
  *	   every arm with the same type column whose parent has a seed is
  *	   followed: the rows are the union of the arms, each with its type
- *	   condition;
+ *	   condition; every other edge to a tied parent is a further arm
+ *	   (add_other_arms), and a self-reference takes the rows below the
+ *	   seed rows that no arm decides (with_descendants);
  *	3. tables connected to nothing that has a seed: all rows;
  *	4. reverse_scope: the values that the seeds of its arms hold (an arm
  *	   without a seed is skipped with a WARNING; no arm left: all rows, with
@@ -1106,6 +1108,9 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 		pl->seed_where[ti] = NULL;
 }
 
+static void append_undecided(Planner *pl, StringInfo buf, const char *alias,
+							 int ti, int n, SubsetEdge *e);
+
 /*
  * append_undecided_before
  *		Arms have an order (subset_seeds.c's add_other_arms): the path's
@@ -1120,8 +1125,21 @@ static void
 append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 						int ti, int n)
 {
+	append_undecided(pl, buf, alias, ti, n,
+					 &pl->cfg->edges[list_nth_int(pl->seed_edges[ti], n)]);
+}
+
+/*
+ * append_undecided
+ *		Appends " AND <not decided>" for each of the first n arms of table
+ *		ti that is not of e's polymorphic group (e may be NULL: every one of
+ *		them).
+ */
+static void
+append_undecided(Planner *pl, StringInfo buf, const char *alias, int ti, int n,
+				 SubsetEdge *e)
+{
 	SubsetConfig *cfg = pl->cfg;
-	SubsetEdge *e = &cfg->edges[list_nth_int(pl->seed_edges[ti], n)];
 	int			i,
 				k;
 
@@ -1129,7 +1147,7 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 	{
 		SubsetEdge *a = &cfg->edges[list_nth_int(pl->seed_edges[ti], i)];
 
-		if (SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
+		if (e != NULL && SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
 			a->type_col.attnums[0] == e->type_col.attnums[0])
 			continue;
 		appendStringInfoString(buf, " AND (");
@@ -1145,6 +1163,110 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 		}
 		appendStringInfoChar(buf, ')');
 	}
+}
+
+/*
+ * descends_by_self
+ *		Does table ti take the descendants of its seed rows through a
+ *		self-reference?  Tables on a belongs_to path or a cascade, with a key
+ *		and a live self-reference: a row whose parent_id names a seed row,
+ *		and that no arm of its own decides, is the tenant's as much as its
+ *		parent is (a subgroup, a token that replaced one).  The target's rows
+ *		are the ids named, and a scope column decides every row itself.
+ */
+static bool
+descends_by_self(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	int			i;
+
+	if ((pl->kind[ti] != SEED_PATH && pl->kind[ti] != SEED_CASCADE) ||
+		cfg->tables[ti].pk.n == 0)
+		return false;
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+
+		if (e->child == ti && SubsetEdgeIsSelf(e) && planner_edge_live(pl, e) &&
+			!e->deferred)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * with_descendants
+ *		Table ti's seed predicate pred (over its alias) widened by the rows
+ *		below its rows through its self-references, recursively: a key match
+ *		with
+ *
+ *			WITH RECURSIVE exwiw_d AS (SELECT <key, referenced columns>
+ *			  FROM t WHERE pred
+ *			UNION SELECT <the same of exwiw_c> FROM t AS exwiw_c JOIN exwiw_d
+ *			  ON <a self-reference of exwiw_c names an exwiw_d row>
+ *			  WHERE <no arm decides exwiw_c>) SELECT <key> FROM exwiw_d
+ *
+ *		UNION ends the walk on a cycle of rows.  A descendant that an arm of
+ *		its own decides (its foreign key set) is that arm's, as in
+ *		append_undecided_before.
+ */
+static char *
+with_descendants(Planner *pl, int ti, const char *pred)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	const char *alias = planner_alias(t);
+	const char *relsql = subset_relation_sql(t);
+	SubsetCols	cols = {0};
+	StringInfoData q;
+	StringInfoData r;
+	bool		first = true;
+	int			i,
+				k;
+
+	planner_cols_union(&cols, &t->pk);
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+
+		if (e->child == ti && SubsetEdgeIsSelf(e) && planner_edge_live(pl, e) &&
+			!e->deferred)
+			planner_cols_union(&cols, &e->ref);
+	}
+	initStringInfo(&q);
+	appendStringInfoString(&q, "WITH RECURSIVE exwiw_d AS (SELECT ");
+	subset_append_cols(&q, alias, &cols);
+	appendStringInfo(&q, " FROM %s WHERE %s UNION SELECT ", relsql, pred);
+	subset_append_cols(&q, "exwiw_c", &cols);
+	appendStringInfo(&q, " FROM %s AS exwiw_c JOIN exwiw_d ON ", relsql);
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+
+		if (e->child != ti || !SubsetEdgeIsSelf(e) || !planner_edge_live(pl, e) ||
+			e->deferred)
+			continue;
+		appendStringInfoString(&q, first ? "(" : " OR (");
+		first = false;
+		for (k = 0; k < e->fk.n; k++)
+		{
+			if (k > 0)
+				appendStringInfoString(&q, " AND ");
+			subset_append_eq(&q, psprintf("exwiw_c.%s", quote_identifier(e->fk.names[k])),
+							 e->fk.typids[k],
+							 psprintf("exwiw_d.%s", quote_identifier(e->ref.names[k])),
+							 e->ref.typids[k]);
+		}
+		appendStringInfoChar(&q, ')');
+	}
+	appendStringInfoString(&q, " WHERE true");
+	append_undecided(pl, &q, "exwiw_c", ti, list_length(pl->seed_edges[ti]), NULL);
+	appendStringInfoString(&q, ") SELECT ");
+	subset_append_cols(&q, "exwiw_d", &t->pk);
+	appendStringInfoString(&q, " FROM exwiw_d");
+	initStringInfo(&r);
+	subset_append_match(&r, alias, &t->pk, q.data, &t->pk);
+	return r.data;
 }
 
 /*
@@ -1230,7 +1352,7 @@ planner_build_seed(Planner *pl, int ti)
 					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
 					warn_unindexed(t, e);
 				}
-				if (list_length(parts) == 1 &&
+				if (list_length(parts) == 1 && !descends_by_self(pl, ti) &&
 					!constant_parent(pl, &cfg->edges[linitial_int(pl->seed_edges[ti])]))
 					seed_as_join(pl, ti, &cfg->edges[linitial_int(pl->seed_edges[ti])]);
 				if (list_length(parts) == 1 || t->pk.n == 0)
@@ -1258,6 +1380,16 @@ planner_build_seed(Planner *pl, int ti)
 				}
 				rule = pl->kind[ti] == SEED_PATH ? "seed: rows on the belongs_to path" :
 					"seed: rows of the parent with selected rows";
+				if (descends_by_self(pl, ti))
+				{
+					char	   *p = with_descendants(pl, ti, s.data);
+
+					resetStringInfo(&s);
+					appendStringInfoString(&s, p);
+					rule = pl->kind[ti] == SEED_PATH ?
+						"seed: rows on the belongs_to path, and the rows below them (self-reference)" :
+						"seed: rows of the parent with selected rows, and the rows below them (self-reference)";
+				}
 				break;
 			}
 		case SEED_REVERSE:
