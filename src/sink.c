@@ -345,6 +345,7 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 		ExwiwStream *stream;
 		char	   *name;
 		uint64		rows;
+		const uint64 *statements = NULL;
 		bool		deleting = i >= plan->nfiles;
 		int			file = deleting ? 2 * plan->nfiles - 1 - i : i;
 
@@ -358,7 +359,8 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 		if (deleting)
 		{
 			name = psprintf("%s%s", plan->files[file].delete_name, suffix);
-			stream = subset_delete_open_file(plan, run, file, true, filecxt);
+			stream = subset_delete_open_file(plan, run, file, true, filecxt,
+											 &statements);
 		}
 		else
 		{
@@ -374,8 +376,8 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 			bool		nulls[3] = {false, false, false};
 			uint64		bytes;
 
-			/* a delete file's: its statements (the first row is its prologue) */
-			rows = exwiw_stream_rows(stream) - (deleting ? 1 : 0);
+			/* a delete file's rows are its statements */
+			rows = deleting ? *statements : exwiw_stream_rows(stream);
 			exwiw_stream_close(stream);
 			bytes = sink_end_file(&sf);
 			values[0] = CStringGetTextDatum(name);

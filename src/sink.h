@@ -89,6 +89,7 @@ extern ExwiwStream *subset_export_open_file(struct SubsetPlan *plan,
 extern ExwiwStream *subset_delete_open_file(struct SubsetPlan *plan,
 											struct SubsetRun *run, int file,
 											bool server_file,
-											MemoryContext cxt);
+											MemoryContext cxt,
+											const uint64 **statements);
 
 #endif							/* EXWIW_SINK_H */

@@ -315,16 +315,8 @@ planner_build_rows(Planner *pl, int ti)
 
 			initStringInfo(&keys);
 			if (pl->seed[ti])
-			{
-				appendStringInfoString(&keys, "SELECT ");
-				subset_append_cols(&keys, alias, &t->pk);
-				if (pl->seed_from[ti])
-					appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
-									 pl->seed_from[ti], pl->seed_where[ti]);
-				else
-					appendStringInfo(&keys, " FROM %s WHERE %s UNION ALL ",
-									 relsql, pl->seed[ti]);
-			}
+				appendStringInfo(&keys, "%s UNION ALL ",
+								 planner_seed_query(pl, ti, &t->pk));
 			appendStringInfoString(&keys, "SELECT ");
 			subset_append_cols(&keys, planner_set(pl, pl->xset[ti])->name, &t->pk);
 			appendStringInfo(&keys, " FROM %s", planner_set(pl, pl->xset[ti])->name);

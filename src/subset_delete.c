@@ -61,6 +61,7 @@ typedef struct DeleteWriter
 	ExwiwWriter pub;
 	char	   *prologue;		/* settings lines and the chain's statement */
 	char	   *head;			/* "DELETE FROM t\nWHERE t.id" */
+	uint64		statements;		/* DELETE statements written so far */
 } DeleteWriter;
 
 /*
@@ -193,7 +194,6 @@ tenant_keys(Planner *pl, SubsetFile *f)
 {
 	int			ti = f->table;
 	SubsetTable *t = &pl->cfg->tables[ti];
-	StringInfoData keys;
 	StringInfoData c;
 
 	switch (pl->kind[ti])
@@ -217,17 +217,9 @@ tenant_keys(Planner *pl, SubsetFile *f)
 		(pl->xset[ti] < 0 && !pl->selfref[ti]))
 		return;
 
-	initStringInfo(&keys);
-	appendStringInfoString(&keys, "SELECT ");
-	subset_append_cols(&keys, planner_alias(t), &t->pk);
-	if (pl->seed_from[ti])
-		appendStringInfo(&keys, " FROM %s WHERE %s", pl->seed_from[ti],
-						 pl->seed_where[ti]);
-	else
-		appendStringInfo(&keys, " FROM %s WHERE %s", subset_relation_sql(t),
-						 pl->seed[ti]);
 	initStringInfo(&c);
-	subset_append_match(&c, "exwiw_d", &t->pk, keys.data, &t->pk);
+	subset_append_match(&c, "exwiw_d", &t->pk,
+						planner_seed_query(pl, ti, &t->pk), &t->pk);
 	f->delete_keys = c.data;
 	f->delete_deps = list_copy(pl->seed_deps[ti]);
 	f->delete_fragment = pl->seed_frag[ti];
@@ -351,6 +343,7 @@ dw_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 		appendBinaryStringInfo(buf, dw->prologue, strlen(dw->prologue) - 1);
 		return;
 	}
+	dw->statements++;
 	keys = TextDatumGetCString(slot_getattr(slot, 2, &isnull));
 	if (isnull)
 		elog(ERROR, "delete keys are NULL");
@@ -422,11 +415,15 @@ key_query(SubsetTable *t, const char *sql, const char *keys,
  * subset_delete_open_file
  *		Open the stream of the delete file of file number `file` of a
  *		prepared plan (subset_delete_wanted), in cxt; server_file as for
- *		subset_export_open_file.
+ *		subset_export_open_file.  If statements is not NULL, *statements
+ *		points at the number of DELETE statements the stream has written so
+ *		far (the file's "rows"; the stream's own row count also counts the
+ *		row that carries the prologue).
  */
 ExwiwStream *
 subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
-						bool server_file, MemoryContext cxt)
+						bool server_file, MemoryContext cxt,
+						const uint64 **statements)
 {
 	SubsetFile *f = &plan->files[file];
 	SubsetTable *t = &plan->cfg->tables[f->table];
@@ -463,6 +460,7 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 		appendStringInfoString(&s, "DELETE FROM ");
 		exwiw_append_table_name(&s, t->name);
 		appendStringInfo(&s, "\nWHERE %s;\n", f->delete_cond);
+		dw->statements = 1;
 	}
 	dw->prologue = s.data;
 
@@ -484,6 +482,8 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 
 	dw->pub.begin = dw_begin;
 	dw->pub.row = dw_row;
+	if (statements)
+		*statements = &dw->statements;
 	stream = exwiw_stream_open("exwiw_export", &q, (ExwiwWriter *) dw,
 							   EXWIW_DEFAULT_CHUNK_BYTES, cxt);
 	MemoryContextSwitchTo(old);

@@ -131,7 +131,7 @@ open_next_stream(SubsetExport *ex, MemoryContext parent)
 	{
 		ex->file_name = cstring_to_text(ex->plan->files[ex->cur].delete_name);
 		ex->stream = subset_delete_open_file(ex->plan, ex->run, ex->cur, false,
-											 ex->stream_cxt);
+											 ex->stream_cxt, NULL);
 	}
 	else
 	{

@@ -108,6 +108,7 @@ extern void planner_append_key_match(StringInfo buf, const char *alias,
 /* subset_seeds.c */
 extern void planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space);
 extern void planner_build_seed(Planner *pl, int t);
+extern char *planner_seed_query(Planner *pl, int ti, const SubsetCols *cols);
 extern char *planner_ids_query(Planner *pl);
 extern bool planner_index_leads(SubsetTable *t, const SubsetCols *cols,
 								AttrNumber extra_att);

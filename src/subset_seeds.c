@@ -1435,16 +1435,9 @@ planner_build_seed(Planner *pl, int ti)
 
 	if (pl->scols[ti].n > 0)
 	{
-		StringInfoData q;
-
-		initStringInfo(&q);
-		appendStringInfoString(&q, "SELECT ");
-		subset_append_cols(&q, alias, &pl->scols[ti]);
-		if (pl->seed_from[ti])
-			appendStringInfo(&q, " FROM %s WHERE %s", pl->seed_from[ti], pl->seed_where[ti]);
-		else
-			appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->seed[ti]);
-		pl->sset[ti] = planner_add_set(pl, "s", ti, q.data, pl->seed_frag[ti],
+		pl->sset[ti] = planner_add_set(pl, "s", ti,
+									   planner_seed_query(pl, ti, &pl->scols[ti]),
+									   pl->seed_frag[ti],
 									   list_copy(pl->seed_deps[ti]),
 									   rule ? rule : "seed: every row");
 	}
@@ -1452,6 +1445,33 @@ planner_build_seed(Planner *pl, int ti)
 		batch_seed(pl, ti);
 	pl->building[ti] = 2;
 	planner_leave(pl);
+}
+
+/*
+ * planner_seed_query
+ *		"SELECT <cols> FROM ... WHERE ...": the columns cols of the rows of
+ *		table ti's seed (planner_build_seed has run), read from the seed's
+ *		join (seed_from, seed_where) where it has one, else from the table
+ *		under the seed's condition; the columns qualified by the table's
+ *		alias, as the seed's condition names them.
+ */
+char *
+planner_seed_query(Planner *pl, int ti, const SubsetCols *cols)
+{
+	SubsetTable *t = &pl->cfg->tables[ti];
+	StringInfoData q;
+
+	Assert(pl->seed[ti] != NULL);
+	initStringInfo(&q);
+	appendStringInfoString(&q, "SELECT ");
+	subset_append_cols(&q, planner_alias(t), cols);
+	if (pl->seed_from[ti])
+		appendStringInfo(&q, " FROM %s WHERE %s", pl->seed_from[ti],
+						 pl->seed_where[ti]);
+	else
+		appendStringInfo(&q, " FROM %s WHERE %s", subset_relation_sql(t),
+						 pl->seed[ti]);
+	return q.data;
 }
 
 /*
