@@ -85,6 +85,10 @@ WHERE file_name ~ 'tags';
 
 -- Errors, each naming what to do.
 SELECT * FROM exwiw_plan('accounts', '{1}', :'cfg', '{"org": ["1"]}');
+-- ids_by_space: an object of id space to a list of strings or numbers
+SELECT * FROM exwiw_plan('accounts', '{1}', :'cfg', '["org"]');
+SELECT * FROM exwiw_plan('accounts', '{1}', :'cfg', '{"tag": "4"}');
+SELECT * FROM exwiw_plan('accounts', '{1}', :'cfg', '{"tag": [true]}');
 SELECT * FROM exwiw_plan('accounts', '{1}', (
 	SELECT jsonb_agg(CASE WHEN t ->> 'name' = 'tags'
 					 THEN t - 'reverse_scope' || '{"scope_column": "id", "id_space": "tag"}' ELSE t END)

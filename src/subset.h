@@ -235,6 +235,46 @@ typedef struct SubsetFile
 	bool		delete_fragment;	/* delete_keys holds a user fragment */
 } SubsetFile;
 
+
+/*
+ * SubsetIds
+ *		Ids as the caller gave them, decoded at the SQL entry point
+ *		(subset_request.c): ndims 0 (none), 1 or 2 with dims as given, and
+ *		nvalues values in row-major order, each a C string or NULL for a
+ *		NULL element.
+ */
+typedef struct SubsetIds
+{
+	int			ndims;
+	int			dims[2];
+	int			nvalues;
+	char	  **values;
+}			SubsetIds;
+
+/* The ids of one named id space (ids_by_space). */
+typedef struct SubsetSpaceIds
+{
+	const char *space;
+	SubsetIds	ids;
+}			SubsetSpaceIds;
+
+/*
+ * SubsetRequest
+ *		What a caller asks the planner for: the export of target's rows
+ *		(NULL: scope-column mode) with keys ids, or of the scope values ids
+ *		and the named spaces' ids, under cfg, on behalf of SQL function
+ *		funcname (for messages).  Filled by subset_request_init; the
+ *		planner sees no fcinfo, ArrayType or Jsonb.
+ */
+typedef struct SubsetRequest
+{
+	const char *funcname;
+	SubsetConfig *cfg;
+	const char *target;
+	SubsetIds	ids;			/* the default id space */
+	List	   *spaces;			/* SubsetSpaceIds *, by name */
+}			SubsetRequest;
+
 /* A plan: sets in the order they are computed, files in load order. */
 typedef struct SubsetPlan
 {
@@ -347,15 +387,21 @@ extern void subset_check_fragment(const char *funcname, SubsetTable *t,
 								  bool is_filter);
 
 /* subset_plan.c */
-extern SubsetPlan *subset_plan_build(const char *funcname, SubsetConfig *cfg,
-									 const char *target, ArrayType *ids,
-									 Jsonb *ids_by_space);
+extern SubsetPlan *subset_plan_build(const SubsetRequest * req);
 extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
 extern void subset_plan_check_decided(SubsetPlan *plan);
+
+/* subset_request.c */
+extern void subset_ids_from_array(ArrayType *ids, SubsetIds * out);
+extern void subset_request_init(SubsetRequest * req, const char *funcname,
+								SubsetConfig *cfg, const char *target,
+								ArrayType *ids, Jsonb *ids_by_space);
+extern const SubsetIds *subset_request_space(const SubsetRequest * req,
+											 const char *space);
 
 /* subset_delete.c */
 extern bool subset_delete_wanted(SubsetPlan *plan, int file);

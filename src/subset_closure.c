@@ -46,9 +46,9 @@ seed_covers(Planner *pl, int child, int i)
 	SubsetEdge *e = &pl->cfg->edges[i];
 	ListCell   *lc;
 
-	if (!list_member_int(pl->seed_edges[child], i))
+	if (!list_member_int(pl->rel[child].seed_edges, i))
 		return false;
-	foreach(lc, pl->seed_edges[child])
+	foreach(lc, pl->rel[child].seed_edges)
 	{
 		SubsetEdge *a = &pl->cfg->edges[lfirst_int(lc)];
 
@@ -83,36 +83,36 @@ planner_closure_prepare(Planner *pl)
 		if (e->deferred)
 		{
 			/* the fix-up file reads the child's rows and the parent's keys */
-			planner_cols_union(&pl->fcols[e->child], &e->fk);
-			planner_cols_union(&pl->fcols[e->parent], &e->ref);
-			pl->need_f[e->child] = pl->need_f[e->parent] = true;
+			planner_cols_union(&pl->rel[e->child].fcols, &e->fk);
+			planner_cols_union(&pl->rel[e->parent].fcols, &e->ref);
+			pl->rel[e->child].need_f = pl->rel[e->parent].need_f = true;
 			continue;
 		}
-		planner_cols_union(&pl->fcols[e->child], &e->fk);
+		planner_cols_union(&pl->rel[e->child].fcols, &e->fk);
 		if (SubsetEdgeIsPolymorphic(e))
-			planner_cols_union(&pl->fcols[e->child], &e->type_col);
+			planner_cols_union(&pl->rel[e->child].fcols, &e->type_col);
 		if (SubsetEdgeIsSelf(e))
 		{
-			planner_cols_union(&pl->fcols[e->child], &e->ref);
-			pl->selfref[e->child] = true;
+			planner_cols_union(&pl->rel[e->child].fcols, &e->ref);
+			pl->rel[e->child].selfref = true;
 		}
 		else if (!seed_covers(pl, e->child, i))
-			pl->need_f[e->child] = true;
+			pl->rel[e->child].need_f = true;
 	}
 	for (i = 0; i < pl->nt; i++)
 	{
-		planner_cols_union(&pl->fcols[i], &cfg->tables[i].pk);
-		if (pl->selfref[i])
-			pl->need_f[i] = true;
+		planner_cols_union(&pl->rel[i].fcols, &cfg->tables[i].pk);
+		if (pl->rel[i].selfref)
+			pl->rel[i].need_f = true;
 		/* a cascade from a parent with only referenced rows reads them all */
-		foreach(lc, pl->seed_edges[i])
+		foreach(lc, pl->rel[i].seed_edges)
 		{
 			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-			if (pl->kind[e->parent] == SEED_NONE)
+			if (pl->rel[e->parent].kind == SEED_NONE)
 			{
-				pl->need_f[e->parent] = true;
-				planner_cols_union(&pl->fcols[e->parent], &e->ref);
+				pl->rel[e->parent].need_f = true;
+				planner_cols_union(&pl->rel[e->parent].fcols, &e->ref);
 			}
 		}
 	}
@@ -126,8 +126,8 @@ int
 planner_fset(Planner *pl, int t)
 {
 	planner_build_rows(pl, t);
-	Assert(pl->fset[t] >= 0);
-	return pl->fset[t];
+	Assert(pl->rel[t].fset >= 0);
+	return pl->rel[t].fset;
 }
 
 /*
@@ -149,17 +149,17 @@ build_x(Planner *pl, int ti)
 	List	   *xdeps = NIL;
 	int			i;
 
-	if (pl->x_state[ti] == 2)
+	if (pl->rel[ti].x_state == 2)
 		return;
-	if (pl->x_state[ti] == 1)
+	if (pl->rel[ti].x_state == 1)
 		planner_cycle_error(pl, ti);
-	pl->x_state[ti] = 1;
+	pl->rel[ti].x_state = 1;
 	planner_enter(pl, ti);
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
-	if (!pl->may[ti])
+	if (!pl->rel[ti].may)
 	{
-		pl->x_state[ti] = 2;
+		pl->rel[ti].x_state = 2;
 		planner_leave(pl);
 		return;
 	}
@@ -172,17 +172,17 @@ build_x(Planner *pl, int ti)
 		ClosureGroup *g = NULL;
 
 		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
-			e->deferred || !pl->may[e->child])
+			e->deferred || !pl->rel[e->child].may)
 			continue;
 
 		/*
 		 * Through its seed edges a child's seed rows reference rows of ours
 		 * that we have anyway: only its added rows count.
 		 */
-		if (seed_covers(pl, e->child, i) && !pl->selfref[e->child])
+		if (seed_covers(pl, e->child, i) && !pl->rel[e->child].selfref)
 		{
 			build_x(pl, e->child);
-			src = pl->xset[e->child];
+			src = pl->rel[e->child].xset;
 		}
 		else
 			src = planner_fset(pl, e->child);
@@ -264,14 +264,14 @@ build_x(Planner *pl, int ti)
 		}
 		initStringInfo(&q);
 		appendStringInfoString(&q, "SELECT ");
-		subset_append_cols(&q, alias, &pl->fcols[ti]);
+		subset_append_cols(&q, alias, &pl->rel[ti].fcols);
 		appendStringInfo(&q, " FROM %s WHERE %s", relsql, cond.data);
-		pl->xset[ti] = planner_add_set(pl, "x", ti, q.data, false, xdeps,
-									   "closure: rows that exported rows reference");
-		pl->xcond[ti] = cond.data;
-		pl->xdeps[ti] = xdeps;
+		pl->rel[ti].xset = planner_add_set(pl, "x", ti, q.data, false, xdeps,
+										   "closure: rows that exported rows reference");
+		pl->rel[ti].xcond = cond.data;
+		pl->rel[ti].xdeps = xdeps;
 	}
-	pl->x_state[ti] = 2;
+	pl->rel[ti].x_state = 2;
 	planner_leave(pl);
 }
 
@@ -290,22 +290,22 @@ planner_build_rows(Planner *pl, int ti)
 	StringInfoData q;
 	int			i;
 
-	if (pl->rows_state[ti] == 2)
+	if (pl->rel[ti].rows_state == 2)
 		return;
-	if (pl->rows_state[ti] == 1)
+	if (pl->rel[ti].rows_state == 1)
 		planner_cycle_error(pl, ti);
-	pl->rows_state[ti] = 1;
+	pl->rel[ti].rows_state = 1;
 	planner_enter(pl, ti);
 	check_stack_depth();
 	build_x(pl, ti);
 	planner_build_seed(pl, ti);
-	if (!pl->may[ti])
+	if (!pl->rel[ti].may)
 	{
-		pl->rows_state[ti] = 2;
+		pl->rel[ti].rows_state = 2;
 		planner_leave(pl);
 		return;
 	}
-	if (pl->xset[ti] >= 0)
+	if (pl->rel[ti].xset >= 0)
 	{
 		/* all rows: the seed, and the rows added */
 		if (t->pk.n > 0)
@@ -314,47 +314,47 @@ planner_build_rows(Planner *pl, int ti)
 			StringInfoData p;
 
 			initStringInfo(&keys);
-			if (pl->seed[ti])
+			if (pl->rel[ti].seed)
 				appendStringInfo(&keys, "%s UNION ALL ",
 								 planner_seed_query(pl, ti, &t->pk));
 			appendStringInfoString(&keys, "SELECT ");
-			subset_append_cols(&keys, planner_set(pl, pl->xset[ti])->name, &t->pk);
-			appendStringInfo(&keys, " FROM %s", planner_set(pl, pl->xset[ti])->name);
+			subset_append_cols(&keys, planner_set(pl, pl->rel[ti].xset)->name, &t->pk);
+			appendStringInfo(&keys, " FROM %s", planner_set(pl, pl->rel[ti].xset)->name);
 			initStringInfo(&p);
 			subset_append_match(&p, alias, &t->pk, keys.data, &t->pk);
-			pl->pred[ti] = p.data;
+			pl->rel[ti].pred = p.data;
 		}
 		else
-			pl->pred[ti] = pl->seed[ti] ?
-				psprintf("(%s) OR (%s)", pl->seed[ti], pl->xcond[ti]) :
-				pl->xcond[ti];
-		pl->pred_deps[ti] = list_append_unique_int(list_copy(pl->seed_deps[ti]),
-												   pl->xset[ti]);
-		if (pl->seed[ti] && t->pk.n == 0)
-			pl->pred_deps[ti] = list_concat_unique_int(pl->pred_deps[ti], pl->xdeps[ti]);
+			pl->rel[ti].pred = pl->rel[ti].seed ?
+				psprintf("(%s) OR (%s)", pl->rel[ti].seed, pl->rel[ti].xcond) :
+				pl->rel[ti].xcond;
+		pl->rel[ti].pred_deps = list_append_unique_int(list_copy(pl->rel[ti].seed_deps),
+													   pl->rel[ti].xset);
+		if (pl->rel[ti].seed && t->pk.n == 0)
+			pl->rel[ti].pred_deps = list_concat_unique_int(pl->rel[ti].pred_deps, pl->rel[ti].xdeps);
 	}
 	else
 	{
-		pl->pred[ti] = pl->seed[ti];
-		pl->pred_from[ti] = pl->seed_from[ti];
-		pl->pred_where[ti] = pl->seed_where[ti];
-		pl->pred_deps[ti] = list_copy(pl->seed_deps[ti]);
+		pl->rel[ti].pred = pl->rel[ti].seed;
+		pl->rel[ti].pred_from = pl->rel[ti].seed_from;
+		pl->rel[ti].pred_where = pl->rel[ti].seed_where;
+		pl->rel[ti].pred_deps = list_copy(pl->rel[ti].seed_deps);
 	}
-	pl->pred_frag[ti] = pl->seed_frag[ti];
+	pl->rel[ti].pred_frag = pl->rel[ti].seed_frag;
 
 	/* exwiw_f: all rows' key columns, with ancestors when self-referencing */
-	if (pl->need_f[ti])
+	if (pl->rel[ti].need_f)
 	{
 		initStringInfo(&q);
-		if (pl->selfref[ti])
+		if (pl->rel[ti].selfref)
 		{
 			bool		first = true;
 
 			appendStringInfoString(&q, "WITH RECURSIVE exwiw_r AS (SELECT ");
-			subset_append_cols(&q, alias, &pl->fcols[ti]);
+			subset_append_cols(&q, alias, &pl->rel[ti].fcols);
 			appendStringInfo(&q, " FROM %s WHERE %s UNION SELECT ", relsql,
-							 pl->pred[ti]);
-			subset_append_cols(&q, "exwiw_p", &pl->fcols[ti]);
+							 pl->rel[ti].pred);
+			subset_append_cols(&q, "exwiw_p", &pl->rel[ti].fcols);
 			appendStringInfo(&q, " FROM %s AS exwiw_p JOIN exwiw_r ON ", relsql);
 			for (i = 0; i < cfg->nedges; i++)
 			{
@@ -382,19 +382,19 @@ planner_build_rows(Planner *pl, int ti)
 		else
 		{
 			appendStringInfoString(&q, "SELECT ");
-			subset_append_cols(&q, alias, &pl->fcols[ti]);
-			if (pl->pred_from[ti])
-				appendStringInfo(&q, " FROM %s WHERE %s", pl->pred_from[ti],
-								 pl->pred_where[ti]);
+			subset_append_cols(&q, alias, &pl->rel[ti].fcols);
+			if (pl->rel[ti].pred_from)
+				appendStringInfo(&q, " FROM %s WHERE %s", pl->rel[ti].pred_from,
+								 pl->rel[ti].pred_where);
 			else
-				appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->pred[ti]);
+				appendStringInfo(&q, " FROM %s WHERE %s", relsql, pl->rel[ti].pred);
 		}
-		pl->fset[ti] = planner_add_set(pl, "f", ti, q.data, pl->pred_frag[ti],
-									   list_copy(pl->pred_deps[ti]),
-									   pl->selfref[ti] ?
-									   "all rows, with their ancestors (self-reference)" :
-									   "all rows");
+		pl->rel[ti].fset = planner_add_set(pl, "f", ti, q.data, pl->rel[ti].pred_frag,
+										   list_copy(pl->rel[ti].pred_deps),
+										   pl->rel[ti].selfref ?
+										   "all rows, with their ancestors (self-reference)" :
+										   "all rows");
 	}
-	pl->rows_state[ti] = 2;
+	pl->rel[ti].rows_state = 2;
 	planner_leave(pl);
 }

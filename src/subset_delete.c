@@ -82,31 +82,25 @@ append_qualified(StringInfo buf, SubsetTable *t, const char *column)
  *		there are none or they are not a one-dimensional list.
  */
 static char *
-ids_condition(ArrayType *ids)
+ids_condition(const SubsetIds * ids)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n,
-				i;
+	int			i;
 	StringInfoData s;
 
-	if (ids == NULL || ARR_NDIM(ids) != 1)
-		return NULL;
-	deconstruct_array(ids, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	if (n == 0)
+	if (ids->ndims != 1 || ids->nvalues == 0)
 		return NULL;
 	initStringInfo(&s);
-	appendStringInfoString(&s, n == 1 ? " = " : " IN (");
-	for (i = 0; i < n; i++)
+	appendStringInfoString(&s, ids->nvalues == 1 ? " = " : " IN (");
+	for (i = 0; i < ids->nvalues; i++)
 	{
 		const char *c;
 
-		if (nulls[i])
+		if (ids->values[i] == NULL)
 			return NULL;
 		if (i > 0)
 			appendStringInfoString(&s, ", ");
 		appendStringInfoChar(&s, '\'');
-		for (c = TextDatumGetCString(elems[i]); *c; c++)
+		for (c = ids->values[i]; *c; c++)
 		{
 			if (*c == '\'')
 				appendStringInfoChar(&s, '\'');
@@ -114,7 +108,7 @@ ids_condition(ArrayType *ids)
 		}
 		appendStringInfoChar(&s, '\'');
 	}
-	if (n > 1)
+	if (ids->nvalues > 1)
 		appendStringInfoChar(&s, ')');
 	return s.data;
 }
@@ -141,11 +135,11 @@ chain_condition(Planner *pl, int ti, const char *ids, int depth)
 	char	   *where;
 
 	check_stack_depth();
-	if (depth > cfg->ntables || pl->kind[ti] != SEED_PATH ||
-		pl->seed_edges[ti] == NIL)
+	if (depth > cfg->ntables || pl->rel[ti].kind != SEED_PATH ||
+		pl->rel[ti].seed_edges == NIL)
 		return NULL;
 	/* the shortest path's arm: the rows of further arms go by key */
-	e = &cfg->edges[linitial_int(pl->seed_edges[ti])];
+	e = &cfg->edges[linitial_int(pl->rel[ti].seed_edges)];
 	if (SubsetEdgeIsPolymorphic(e) || SubsetEdgeIsSelf(e) || e->broken ||
 		e->deferred || e->fk.n != 1 || e->ref.n != 1)
 		return NULL;
@@ -196,7 +190,7 @@ tenant_keys(Planner *pl, SubsetFile *f)
 	SubsetTable *t = &pl->cfg->tables[ti];
 	StringInfoData c;
 
-	switch (pl->kind[ti])
+	switch (pl->rel[ti].kind)
 	{
 		case SEED_NONE:
 			f->delete_by_key = false;
@@ -208,32 +202,32 @@ tenant_keys(Planner *pl, SubsetFile *f)
 			f->delete_by_key = true;
 			return;
 		default:
-			Assert(SeedConstrains(pl->kind[ti]));
+			Assert(SeedConstrains(pl->rel[ti].kind));
 			break;
 	}
 	f->delete_by_key = true;
 	/* nothing but the seed's rows: all of them */
-	if (pl->seed[ti] == NULL || t->pk.n == 0 ||
-		(pl->xset[ti] < 0 && !pl->selfref[ti]))
+	if (pl->rel[ti].seed == NULL || t->pk.n == 0 ||
+		(pl->rel[ti].xset < 0 && !pl->rel[ti].selfref))
 		return;
 
 	initStringInfo(&c);
 	subset_append_match(&c, "exwiw_d", &t->pk,
 						planner_seed_query(pl, ti, &t->pk), &t->pk);
 	f->delete_keys = c.data;
-	f->delete_deps = list_copy(pl->seed_deps[ti]);
-	f->delete_fragment = pl->seed_frag[ti];
+	f->delete_deps = list_copy(pl->rel[ti].seed_deps);
+	f->delete_fragment = pl->rel[ti].seed_frag;
 }
 
 /*
  * planner_delete_conditions
  *		Set each file's delete_cond: the rows of its table that the target
  *		database ties to the export's target (chain_condition), for the
- *		tables whose seed is such a chain; ids are the target's ids.  And
+ *		tables whose seed is such a chain, by the target's ids.  And
  *		which of its exported rows it deletes by key (tenant_keys).
  */
 void
-planner_delete_conditions(Planner *pl, ArrayType *ids)
+planner_delete_conditions(Planner *pl)
 {
 	SubsetPlan *plan = pl->plan;
 	char	   *idc;
@@ -242,7 +236,7 @@ planner_delete_conditions(Planner *pl, ArrayType *ids)
 	for (i = 0; i < plan->nfiles; i++)
 		if (!plan->files[i].fixup)
 			tenant_keys(pl, &plan->files[i]);
-	if (plan->target < 0 || (idc = ids_condition(ids)) == NULL)
+	if (plan->target < 0 || (idc = ids_condition(&pl->req->ids)) == NULL)
 		return;
 	for (i = 0; i < plan->nfiles; i++)
 	{

@@ -117,6 +117,7 @@ exwiw_explain(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *fn = "exwiw_explain";
+	SubsetRequest req;
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
 	SubsetRun  *run;
@@ -134,9 +135,11 @@ exwiw_explain(PG_FUNCTION_ARGS)
 	else
 		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
 	subset_config_check_masks(cfg);
-	plan = subset_plan_build(fn, cfg, PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
-							 PG_GETARG_ARRAYTYPE_P(1),
-							 PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4));
+	subset_request_init(&req, fn, cfg,
+						PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
+						PG_GETARG_ARRAYTYPE_P(1),
+						PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4));
+	plan = subset_plan_build(&req);
 	subset_plan_name_files(plan, "sql");
 	run = subset_run_prepare(fn, plan, CurrentMemoryContext);
 

@@ -241,6 +241,7 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 					  int deletes_arg, int parts, MemoryContext cxt,
 					  ExwiwSqlFormat *format, bool *deletes, SubsetPlan **planp)
 {
+	SubsetRequest req;
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
 	bool		allow_undecided = false;
@@ -270,13 +271,14 @@ subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
 	cfg->allow_undecided = allow_undecided;
 	if (!allow_undecided)
 		subset_config_check_decided(cfg);
-	plan = subset_plan_build(fn, cfg,
-							 PG_ARGISNULL(argoff + 0) ? NULL :
-							 text_to_cstring(PG_GETARG_TEXT_PP(argoff + 0)),
-							 PG_GETARG_ARRAYTYPE_P(argoff + 1),
-							 EXWIW_HAS_ARG(fcinfo, ids_by_space_arg) &&
-							 !PG_ARGISNULL(ids_by_space_arg) ?
-							 PG_GETARG_JSONB_P(ids_by_space_arg) : NULL);
+	subset_request_init(&req, fn, cfg,
+						PG_ARGISNULL(argoff + 0) ? NULL :
+						text_to_cstring(PG_GETARG_TEXT_PP(argoff + 0)),
+						PG_GETARG_ARRAYTYPE_P(argoff + 1),
+						EXWIW_HAS_ARG(fcinfo, ids_by_space_arg) &&
+						!PG_ARGISNULL(ids_by_space_arg) ?
+						PG_GETARG_JSONB_P(ids_by_space_arg) : NULL);
+	plan = subset_plan_build(&req);
 	if (!allow_undecided)
 		subset_plan_check_decided(plan);
 	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");

@@ -141,7 +141,7 @@ planner_add_set(Planner *pl, const char *prefix, int table, char *query, bool fr
 {
 	SubsetSet  *s = palloc0(sizeof(SubsetSet));
 
-	s->name = psprintf("exwiw_%s_%d", prefix, pl->pos[table] + 1);
+	s->name = psprintf("exwiw_%s_%d", prefix, pl->rel[table].pos + 1);
 	s->table = table;
 	s->query = query;
 	s->fragment = frag;
@@ -214,7 +214,7 @@ planner_cycle_error(Planner *pl, int t)
 	foreach(lc, pl->chain)
 	{
 		on |= (lfirst_int(lc) == t);
-		if (on && pl->kind[lfirst_int(lc)] == SEED_CASCADE)
+		if (on && pl->rel[lfirst_int(lc)].kind == SEED_CASCADE)
 		{
 			pl->cfg->tables[lfirst_int(lc)].no_cascade = true;
 			pl->cfg->cascade_cut = true;
@@ -350,7 +350,7 @@ set_cycle_overrides(Planner *pl, bool main)
 					t->cols[c].override_sql = "NULL";
 					continue;
 				}
-				if (!pl->may[e->parent] || !pl->may[e->child])
+				if (!pl->rel[e->parent].may || !pl->rel[e->child].may)
 					continue;	/* nothing referenced is exported: NULL */
 				initStringInfo(&x);
 				appendStringInfoString(&x, "CASE WHEN ");
@@ -394,7 +394,7 @@ plan_fixups(Planner *pl)
 		int			i,
 					k;
 
-		if (t->ignore || !pl->may[ti] || pl->fset[ti] < 0)
+		if (t->ignore || !pl->rel[ti].may || pl->rel[ti].fset < 0)
 			continue;
 		initStringInfo(&cond);
 		initStringInfo(&set);
@@ -404,7 +404,7 @@ plan_fixups(Planner *pl)
 			SubsetEdge *e = &cfg->edges[i];
 
 			if (!e->deferred || e->child != ti || !planner_edge_live(pl, e) ||
-				!pl->may[e->parent])
+				!pl->rel[e->parent].may)
 				continue;
 			{
 				StringInfoData m;
@@ -425,7 +425,7 @@ plan_fixups(Planner *pl)
 		}
 		if (cond.len == 0)
 			continue;
-		deps = list_append_unique_int(deps, pl->fset[ti]);
+		deps = list_append_unique_int(deps, pl->rel[ti].fset);
 		f = &plan->files[plan->nfiles++];
 		f->table = ti;
 		f->seq = plan->norder + ++nfix;
@@ -438,7 +438,7 @@ plan_fixups(Planner *pl)
 		initStringInfo(&q);
 		appendStringInfo(&q, "SELECT %s FROM %s WHERE ", subset_select_list(t),
 						 subset_relation_sql(t));
-		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->fset[ti]));
+		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
 		appendStringInfo(&q, " AND (%s) ORDER BY ", cond.data);
 		subset_append_cols(&q, planner_alias(t), &t->pk);
 		f->query = q.data;
@@ -451,10 +451,10 @@ plan_fixups(Planner *pl)
 		/* how many references point outside the export: a NOTICE */
 		initStringInfo(&q);
 		appendStringInfo(&q, "SELECT pg_catalog.count(*) FROM %s WHERE ", subset_relation_sql(t));
-		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->fset[ti]));
+		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
 		appendStringInfo(&q, " AND (%s)", outside.data);
 		f->filter_query = q.data;
-		f->filter_set = pl->fset[ti];
+		f->filter_set = pl->rel[ti].fset;
 	}
 }
 
@@ -497,7 +497,7 @@ plan_files(Planner *pl)
 		f->seq = o + 1;
 		f->filter_set = -1;
 		initStringInfo(&rule);
-		switch (pl->kind[ti])
+		switch (pl->rel[ti].kind)
 		{
 			case SEED_TARGET:
 				appendStringInfoString(&rule, "target: rows with the given primary keys");
@@ -513,9 +513,9 @@ plan_files(Planner *pl)
 				{
 					ListCell   *lc;
 
-					appendStringInfoString(&rule, pl->kind[ti] == SEED_PATH ?
+					appendStringInfoString(&rule, pl->rel[ti].kind == SEED_PATH ?
 										   "belongs_to: " : "cascade from its parent: ");
-					foreach(lc, pl->seed_edges[ti])
+					foreach(lc, pl->rel[ti].seed_edges)
 					{
 						SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
@@ -538,7 +538,7 @@ plan_files(Planner *pl)
 					ListCell   *lc;
 
 					appendStringInfo(&rule, "reverse_scope: %s values of ", t->reverse_col.names[0]);
-					foreach(lc, pl->rev_arms[ti])
+					foreach(lc, pl->rel[ti].rev_arms)
 					{
 						SubsetReverseArm *arm = lfirst(lc);
 
@@ -561,29 +561,29 @@ plan_files(Planner *pl)
 				appendStringInfoString(&rule, "UNDECIDED: no rule ties it to the target, every row");
 				break;
 			case SEED_NONE:
-				appendStringInfoString(&rule, pl->may[ti] ?
+				appendStringInfoString(&rule, pl->rel[ti].may ?
 									   "referenced: only rows that exported rows reference" :
 									   "none: nothing selects or references its rows");
 				break;
 		}
-		if (t->filter && pl->seed[ti])
+		if (t->filter && pl->rel[ti].seed)
 			appendStringInfoString(&rule, ", narrowed by its filter");
-		if (pl->xset[ti] >= 0 && pl->seed[ti] &&
-			!((pl->kind[ti] == SEED_FALLBACK || pl->kind[ti] == SEED_EXEMPT ||
-			   pl->kind[ti] == SEED_DECIDED) &&
+		if (pl->rel[ti].xset >= 0 && pl->rel[ti].seed &&
+			!((pl->rel[ti].kind == SEED_FALLBACK || pl->rel[ti].kind == SEED_EXEMPT ||
+			   pl->rel[ti].kind == SEED_DECIDED) &&
 			  t->filter == NULL))
 			appendStringInfoString(&rule, ", plus rows that exported rows reference");
-		if (pl->selfref[ti] && pl->may[ti])
+		if (pl->rel[ti].selfref && pl->rel[ti].may)
 			appendStringInfoString(&rule, ", plus ancestors (self-reference)");
 		f->rule = rule.data;
-		f->has_rows = pl->may[ti];
+		f->has_rows = pl->rel[ti].may;
 
-		if (!pl->may[ti])
+		if (!pl->rel[ti].may)
 		{
 			where = "false";
 			f->deps = NIL;
 		}
-		else if (pl->fset[ti] >= 0 && t->pk.n > 0 &&
+		else if (pl->rel[ti].fset >= 0 && t->pk.n > 0 &&
 				 !planner_index_leads(t, &t->pk, InvalidAttrNumber))
 		{
 			/*
@@ -594,11 +594,11 @@ plan_files(Planner *pl)
 			StringInfoData w;
 
 			initStringInfo(&w);
-			planner_append_key_match(&w, alias, t, planner_set(pl, pl->fset[ti]));
+			planner_append_key_match(&w, alias, t, planner_set(pl, pl->rel[ti].fset));
 			where = w.data;
-			f->deps = list_make1_int(pl->fset[ti]);
+			f->deps = list_make1_int(pl->rel[ti].fset);
 		}
-		else if (pl->fset[ti] >= 0 && t->pk.n > 0)
+		else if (pl->rel[ti].fset >= 0 && t->pk.n > 0)
 		{
 			/*
 			 * Joined to the set of its keys, which holds each key once: a
@@ -608,7 +608,7 @@ plan_files(Planner *pl)
 			 * columns get names of ours, so that unqualified names in raw_sql
 			 * stay unambiguous.
 			 */
-			SubsetSet  *fs = planner_set(pl, pl->fset[ti]);
+			SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
 			StringInfoData j;
 
 			initStringInfo(&j);
@@ -628,32 +628,32 @@ plan_files(Planner *pl)
 			}
 			from = j.data;
 			where = "true";
-			f->deps = list_make1_int(pl->fset[ti]);
+			f->deps = list_make1_int(pl->rel[ti].fset);
 		}
-		else if (pl->fset[ti] >= 0)
+		else if (pl->rel[ti].fset >= 0)
 		{
 			/* no key: the rows themselves are the set's */
-			where = pl->pred[ti];
-			f->deps = list_copy(pl->pred_deps[ti]);
-			f->fragment = pl->pred_frag[ti];
+			where = pl->rel[ti].pred;
+			f->deps = list_copy(pl->rel[ti].pred_deps);
+			f->fragment = pl->rel[ti].pred_frag;
 		}
 		else
 		{
-			where = pl->pred[ti];
-			if (pl->pred_from[ti])
+			where = pl->rel[ti].pred;
+			if (pl->rel[ti].pred_from)
 			{
-				from = pl->pred_from[ti];
-				where = pl->pred_where[ti];
+				from = pl->rel[ti].pred_from;
+				where = pl->rel[ti].pred_where;
 			}
-			f->deps = list_copy(pl->pred_deps[ti]);
-			f->fragment = pl->pred_frag[ti];
+			f->deps = list_copy(pl->rel[ti].pred_deps);
+			f->fragment = pl->rel[ti].pred_frag;
 		}
 		f->fragment |= subset_select_has_fragment(t);
 
 		initStringInfo(&q);
-		if (pl->selfref[ti] && pl->may[ti] && t->pk.n > 0)
+		if (pl->rel[ti].selfref && pl->rel[ti].may && t->pk.n > 0)
 		{
-			SubsetSet  *fs = planner_set(pl, pl->fset[ti]);
+			SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
 			int			i;
 
 			/* rows numbered by key; $1 holds each row's depth (subset_run.c) */
@@ -697,14 +697,14 @@ plan_files(Planner *pl)
 			}
 			f->depth_query = rule.data;
 		}
-		else if (pl->batched[ti])
+		else if (pl->rel[ti].batched)
 		{
 			/*
 			 * batch_scope: batch after batch, rows no batch found last.  The
 			 * joined set shows only names of ours, so that the user's
 			 * unqualified column names in raw_sql or filter stay unambiguous.
 			 */
-			SubsetSet  *bs = planner_set(pl, pl->sset[ti]);
+			SubsetSet  *bs = planner_set(pl, pl->rel[ti].sset);
 
 			appendStringInfo(&q, "SELECT %s FROM %s LEFT JOIN (SELECT ",
 							 subset_select_list(t), from);
@@ -724,7 +724,7 @@ plan_files(Planner *pl)
 			}
 			appendStringInfo(&q, " WHERE %s ORDER BY exwiw_b.exwiw_batch_no, ", where);
 			subset_append_cols(&q, alias, &t->pk);
-			f->deps = list_append_unique_int(f->deps, pl->sset[ti]);
+			f->deps = list_append_unique_int(f->deps, pl->rel[ti].sset);
 		}
 		else
 		{
@@ -742,16 +742,16 @@ plan_files(Planner *pl)
 		 * in a self-referencing table, the ancestors it added).
 		 */
 		if (t->filter && t->pk.n > 0 &&
-			(pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti]) >= 0)
+			(pl->rel[ti].selfref ? pl->rel[ti].fset : pl->rel[ti].xset) >= 0)
 		{
-			SubsetSet  *xs = planner_set(pl, pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti]);
+			SubsetSet  *xs = planner_set(pl, pl->rel[ti].selfref ? pl->rel[ti].fset : pl->rel[ti].xset);
 			StringInfoData c;
 
 			initStringInfo(&c);
 			appendStringInfo(&c, "SELECT pg_catalog.count(*) FROM %s WHERE ", relsql);
 			planner_append_key_match(&c, alias, t, xs);
 			appendStringInfo(&c, " AND NOT COALESCE((\n%s\n), false)", t->filter);
-			f->filter_set = pl->selfref[ti] ? pl->fset[ti] : pl->xset[ti];
+			f->filter_set = pl->rel[ti].selfref ? pl->rel[ti].fset : pl->rel[ti].xset;
 			f->filter_query = c.data;
 		}
 	}
@@ -877,9 +877,9 @@ collect_undecided(Planner *pl)
 		 * Marked undecided: refused unless its rows come in as the parents of
 		 * exported rows (a lookup table of the tenant's rows: fine).
 		 */
-		if (pl->kind[ti] == SEED_UNRELATED || pl->kind[ti] == SEED_FALLBACK ||
+		if (pl->rel[ti].kind == SEED_UNRELATED || pl->rel[ti].kind == SEED_FALLBACK ||
 			(t->needs_scope_decision && !table_has_decision(pl->cfg, ti) &&
-			 ti != plan->target && !(pl->kind[ti] == SEED_NONE && pl->may[ti])))
+			 ti != plan->target && !(pl->rel[ti].kind == SEED_NONE && pl->rel[ti].may)))
 			plan->undecided = lappend(plan->undecided, t->name);
 	}
 }
@@ -998,11 +998,13 @@ plan_error_context(void *arg)
  *		Plan the export of the rows of target with primary keys ids, once.
  */
 static SubsetPlan *
-plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
-				ArrayType *ids, Jsonb *ids_by_space)
+plan_build_once(const SubsetRequest * req)
 {
 	Planner		pl;
 	SubsetPlan *plan = palloc0(sizeof(SubsetPlan));
+	SubsetConfig *cfg = req->cfg;
+	const char *funcname = req->funcname;
+	const char *target = req->target;
 	int			nt = cfg->ntables;
 	int			i;
 	SubsetErrorContext ectx = {funcname, NULL, NULL};
@@ -1015,6 +1017,7 @@ plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
 	ectx.table = target;
 
 	memset(&pl, 0, sizeof(pl));
+	pl.req = req;
 	pl.funcname = funcname;
 	pl.cfg = cfg;
 	pl.plan = plan;
@@ -1023,51 +1026,18 @@ plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
 	plan->target = target ? find_target(cfg, target) : -1;
 	plan->order = subset_processing_order(cfg, &plan->norder);
 
-#define ALLOC_ARRAY(field, type) pl.field = (type *) palloc0(sizeof(type) * Max(nt, 1))
-	ALLOC_ARRAY(pos, int);
-	ALLOC_ARRAY(dist, int);
-	ALLOC_ARRAY(path, int);
-	ALLOC_ARRAY(comp, bool);
-	ALLOC_ARRAY(kind, SeedKind);
-	ALLOC_ARRAY(seed_edges, List *);
-	ALLOC_ARRAY(rev_arms, List *);
-	ALLOC_ARRAY(ids_lits, char **);
-	ALLOC_ARRAY(seed, char *);
-	ALLOC_ARRAY(seed_from, char *);
-	ALLOC_ARRAY(seed_where, char *);
-	ALLOC_ARRAY(seed_frag, bool);
-	ALLOC_ARRAY(seed_deps, List *);
-	ALLOC_ARRAY(may, bool);
-	ALLOC_ARRAY(selfref, bool);
-	ALLOC_ARRAY(batched, bool);
-	ALLOC_ARRAY(need_f, bool);
-	ALLOC_ARRAY(fcols, SubsetCols);
-	ALLOC_ARRAY(scols, SubsetCols);
-	ALLOC_ARRAY(sset, int);
-	ALLOC_ARRAY(xset, int);
-	ALLOC_ARRAY(fset, int);
-	ALLOC_ARRAY(pred, char *);
-	ALLOC_ARRAY(pred_from, char *);
-	ALLOC_ARRAY(pred_where, char *);
-	ALLOC_ARRAY(pred_frag, bool);
-	ALLOC_ARRAY(pred_deps, List *);
-	ALLOC_ARRAY(building, int);
-	ALLOC_ARRAY(rows_state, int);
-	ALLOC_ARRAY(x_state, int);
-	ALLOC_ARRAY(xcond, char *);
-	ALLOC_ARRAY(xdeps, List *);
-#undef ALLOC_ARRAY
+	pl.rel = palloc0(sizeof(PlannerRel) * Max(nt, 1));
 	for (i = 0; i < nt; i++)
 	{
-		pl.pos[i] = -1;
-		pl.dist[i] = -1;
-		pl.path[i] = -1;
-		pl.sset[i] = pl.xset[i] = pl.fset[i] = -1;
+		pl.rel[i].pos = -1;
+		pl.rel[i].dist = -1;
+		pl.rel[i].path = -1;
+		pl.rel[i].sset = pl.rel[i].xset = pl.rel[i].fset = -1;
 	}
 	for (i = 0; i < plan->norder; i++)
-		pl.pos[plan->order[i]] = i;
+		pl.rel[plan->order[i]].pos = i;
 
-	planner_seeds(&pl, ids, ids_by_space);
+	planner_seeds(&pl);
 	collect_undecided(&pl);
 	planner_closure_prepare(&pl);
 	for (i = 0; i < plan->norder; i++)
@@ -1075,7 +1045,7 @@ plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
 			planner_build_rows(&pl, plan->order[i]);
 	plan_files(&pl);
 	plan_fixups(&pl);
-	planner_delete_conditions(&pl, ids);
+	planner_delete_conditions(&pl);
 
 	plan->nsets = list_length(pl.sets);
 	plan->sets = palloc0(sizeof(SubsetSet) * Max(plan->nsets, 1));
@@ -1102,9 +1072,9 @@ plan_build_once(const char *funcname, SubsetConfig *cfg, const char *target,
  *		Each retry turns off at least one cascade, so this ends.
  */
 SubsetPlan *
-subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
-				  ArrayType *ids, Jsonb *ids_by_space)
+subset_plan_build(const SubsetRequest * req)
 {
+	SubsetConfig *cfg = req->cfg;
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 
@@ -1117,7 +1087,7 @@ subset_plan_build(const char *funcname, SubsetConfig *cfg, const char *target,
 		MemoryContextSwitchTo(cxt);
 		PG_TRY();
 		{
-			plan = plan_build_once(funcname, cfg, target, ids, ids_by_space);
+			plan = plan_build_once(req);
 			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(cxt);
 			CurrentResourceOwner = owner;
@@ -1156,6 +1126,7 @@ exwiw_plan(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *fn = "exwiw_plan";
+	SubsetRequest req;
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
 	int			step = 0;
@@ -1170,9 +1141,11 @@ exwiw_plan(PG_FUNCTION_ARGS)
 	else
 		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
 	subset_config_check_masks(cfg);
-	plan = subset_plan_build(fn, cfg, PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
-							 PG_GETARG_ARRAYTYPE_P(1),
-							 PG_NARGS() > 3 && !PG_ARGISNULL(3) ? PG_GETARG_JSONB_P(3) : NULL);
+	subset_request_init(&req, fn, cfg,
+						PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
+						PG_GETARG_ARRAYTYPE_P(1),
+						PG_NARGS() > 3 && !PG_ARGISNULL(3) ? PG_GETARG_JSONB_P(3) : NULL);
+	plan = subset_plan_build(&req);
 	subset_plan_name_files(plan, "sql");
 
 	for (i = 0; i < plan->nsets; i++)

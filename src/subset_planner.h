@@ -41,48 +41,70 @@ typedef enum SeedKind
 	((k) == SEED_TARGET || (k) == SEED_DIRECT || (k) == SEED_PATH || \
 	 (k) == SEED_REVERSE || (k) == SEED_CASCADE)
 
+/*
+ * PlannerRel
+ *		What the planner knows and has decided about one table of the
+ *		config (Planner.rel[t], t the config's table number), as
+ *		postgres_fdw keeps a PgFdwRelationInfo per relation.  The graph
+ *		facts come first (subset_seeds.c's walk), then the seed, the closure
+ *		and the sets, then the recursion guards of the builders.
+ */
+typedef struct PlannerRel
+{
+	/* the graph: filled by planner_seeds */
+	int			pos;			/* position in processing order, or -1 */
+	int			dist;			/* belongs_to distance from a seed source */
+	int			path;			/* its path edge, or -1 */
+	bool		comp;			/* connected to a seed source */
+	bool		may;			/* can have rows */
+	bool		selfref;		/* has a (non-broken) self-reference */
+
+	/* the seed: the rows the table contributes on its own */
+	SeedKind	kind;
+	List	   *seed_edges;		/* PATH/CASCADE: edge indexes (arms) */
+	List	   *rev_arms;		/* REVERSE: SubsetReverseArm * */
+	char	  **ids_lits;		/* TARGET/DIRECT: array literals per column */
+	char	   *seed;			/* seed predicate, or NULL */
+	char	   *seed_from;		/* the seed as a join: FROM, or NULL */
+	char	   *seed_where;		/* ... and its WHERE */
+	bool		seed_frag;		/* seed holds the table's filter */
+	List	   *seed_deps;		/* sets the seed reads */
+	bool		batched;		/* PATH seed computed in batch_scope slices */
+
+	/* the sets: exwiw_s (seed keys), exwiw_x (closure adds), exwiw_f */
+	bool		need_f;			/* exwiw_f is read by someone */
+	SubsetCols	fcols;			/* columns of exwiw_x/exwiw_f rows */
+	SubsetCols	scols;			/* columns of exwiw_s rows */
+	int			sset;			/* set index of exwiw_s, or -1 */
+	int			xset;			/* ... of exwiw_x, or -1 */
+	int			fset;			/* ... of exwiw_f, or -1 */
+	char	   *xcond;			/* condition of the rows closure adds */
+	List	   *xdeps;			/* sets it reads */
+
+	/* all the rows exported: the file's predicate */
+	char	   *pred;			/* predicate of all rows, or NULL: none */
+	char	   *pred_from;		/* all rows as a join (the seed's), or NULL */
+	char	   *pred_where;
+	bool		pred_frag;
+	List	   *pred_deps;
+
+	/* recursion guards: 0, 1 building, 2 built */
+	int			building;		/* the seed and its set */
+	int			rows_state;		/* the predicate and exwiw_f */
+	int			x_state;		/* exwiw_x */
+}			PlannerRel;
+
 typedef struct Planner
 {
+	const		SubsetRequest *req; /* what was asked: target, ids */
 	const char *funcname;
 	SubsetConfig *cfg;
 	SubsetPlan *plan;
 	int			nt;
 	bool		scope_mode;		/* ids are scope values, not keys */
-	int		   *pos;			/* table -> position in processing order */
-	int		   *dist;			/* belongs_to distance from a seed source */
-	int		   *path;			/* table -> its path edge, or -1 */
-	bool	   *comp;			/* connected to a seed source */
-	SeedKind   *kind;
-	List	  **seed_edges;		/* PATH/CASCADE: edge indexes (arms) */
-	List	  **rev_arms;		/* REVERSE: SubsetReverseArm * */
-	char	 ***ids_lits;		/* TARGET/DIRECT: array literals per column */
 	int			target_nids;	/* number of target ids */
-	char	  **seed;			/* seed predicate, or NULL */
-	char	  **seed_from;		/* the seed as a join: FROM, or NULL */
-	char	  **seed_where;		/* ... and its WHERE */
-	bool	   *seed_frag;		/* seed holds the table's filter */
-	List	  **seed_deps;
-	bool	   *may;			/* can have rows */
-	bool	   *selfref;		/* has a (non-broken) self-reference */
-	bool	   *batched;		/* PATH seed computed in batch_scope slices */
-	bool	   *need_f;			/* exwiw_f is read by someone */
-	SubsetCols *fcols;			/* columns of exwiw_x/exwiw_f rows */
-	SubsetCols *scols;			/* columns of exwiw_s rows */
-	int		   *sset;			/* set index of exwiw_s, or -1 */
-	int		   *xset;
-	int		   *fset;
-	char	  **pred;			/* predicate of all rows, or NULL: none */
-	char	  **pred_from;		/* all rows as a join (the seed's), or NULL */
-	char	  **pred_where;
-	bool	   *pred_frag;
-	List	  **pred_deps;
+	PlannerRel *rel;			/* per table: nt of them */
 	List	   *sets;			/* SubsetSet * */
-	int		   *building;		/* seed set recursion guard */
-	int		   *rows_state;		/* predicate and exwiw_f: 0, 1 building, 2
-								 * built */
-	int		   *x_state;		/* exwiw_x: the same */
-	char	  **xcond;			/* condition of the rows closure adds */
-	List	  **xdeps;			/* sets it reads */
 	List	   *cycle_arms;		/* edges left out of seeds: cycles */
 	List	   *chain;			/* tables whose rows are being built, outer
 								 * first (planner_enter) */
@@ -106,7 +128,7 @@ extern void planner_append_key_match(StringInfo buf, const char *alias,
 									 SubsetTable *t, SubsetSet *set);
 
 /* subset_seeds.c */
-extern void planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space);
+extern void planner_seeds(Planner *pl);
 extern void planner_build_seed(Planner *pl, int t);
 extern char *planner_seed_query(Planner *pl, int ti, const SubsetCols *cols);
 extern char *planner_ids_query(Planner *pl);
@@ -119,6 +141,6 @@ extern void planner_build_rows(Planner *pl, int t);
 extern int	planner_fset(Planner *pl, int t);
 
 /* subset_delete.c */
-extern void planner_delete_conditions(Planner *pl, ArrayType *ids);
+extern void planner_delete_conditions(Planner *pl);
 
 #endif							/* EXWIW_SUBSET_PLANNER_H */

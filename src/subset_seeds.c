@@ -73,13 +73,10 @@
  *		id.  Sets *nids.  what names the columns in messages.
  */
 static char **
-ids_arrays(SubsetTable *t, const SubsetCols *cols, ArrayType *ids, int *nids,
-		   const char *what)
+ids_arrays(SubsetTable *t, const SubsetCols *cols, const SubsetIds * ids,
+		   int *nids, const char *what)
 {
 	int			nk = cols->n;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			nelems;
 	int			n,
 				i,
 				k;
@@ -90,13 +87,12 @@ ids_arrays(SubsetTable *t, const SubsetCols *cols, ArrayType *ids, int *nids,
 	Oid		   *ioparam = palloc(sizeof(Oid) * nk);
 	MemoryContext cxt = CurrentMemoryContext;
 
-	deconstruct_array(ids, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
-	if (nelems == 0)
+	if (ids->nvalues == 0)
 		n = 0;
-	else if (nk == 1 && ARR_NDIM(ids) == 1)
-		n = nelems;
-	else if (nk > 1 && ARR_NDIM(ids) == 2 && ARR_DIMS(ids)[1] == nk)
-		n = ARR_DIMS(ids)[0];
+	else if (nk == 1 && ids->ndims == 1)
+		n = ids->nvalues;
+	else if (nk > 1 && ids->ndims == 2 && ids->dims[1] == nk)
+		n = ids->dims[0];
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -124,15 +120,14 @@ ids_arrays(SubsetTable *t, const SubsetCols *cols, ArrayType *ids, int *nids,
 		for (k = 0; k < nk; k++)
 		{
 			int			j = i * nk + k;
-			char	   *s;
+			char	   *s = ids->values[j];
 			Datum		d = (Datum) 0;
 			char	   *c;
 
-			if (nulls[j])
+			if (s == NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("ids must not contain NULL")));
-			s = TextDatumGetCString(elems[j]);
 			PG_TRY();
 			{
 				d = InputFunctionCall(&in[k], s, ioparam[k], cols->typmods[k]);
@@ -368,10 +363,10 @@ find_paths(Planner *pl)
 	int			i;
 
 	for (i = 0; i < pl->nt; i++)
-		if (pl->kind[i] == SEED_TARGET || pl->kind[i] == SEED_DIRECT)
+		if (pl->rel[i].kind == SEED_TARGET || pl->rel[i].kind == SEED_DIRECT)
 		{
-			pl->dist[i] = 0;
-			pl->comp[i] = true;
+			pl->rel[i].dist = 0;
+			pl->rel[i].comp = true;
 		}
 	while (changed)
 	{
@@ -384,8 +379,8 @@ find_paths(Planner *pl)
 			SubsetEdge *e = &cfg->edges[i];
 
 			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) &&
-				pl->dist[e->parent] == lvl && pl->dist[e->child] < 0 &&
-				pl->kind[e->child] == SEED_NONE)
+				pl->rel[e->parent].dist == lvl && pl->rel[e->child].dist < 0 &&
+				pl->rel[e->child].kind == SEED_NONE)
 				cand[n++] = i;
 		}
 		cmp_cfg = cfg;
@@ -394,10 +389,10 @@ find_paths(Planner *pl)
 		{
 			SubsetEdge *e = &cfg->edges[cand[i]];
 
-			if (pl->dist[e->child] >= 0)
+			if (pl->rel[e->child].dist >= 0)
 				continue;
-			pl->dist[e->child] = lvl + 1;
-			pl->path[e->child] = cand[i];
+			pl->rel[e->child].dist = lvl + 1;
+			pl->rel[e->child].path = cand[i];
 			changed = true;
 		}
 		lvl++;
@@ -412,9 +407,9 @@ find_paths(Planner *pl)
 
 			if (cfg->tables[e->child].ignore || cfg->tables[e->parent].ignore)
 				continue;
-			if (pl->comp[e->child] != pl->comp[e->parent])
+			if (pl->rel[e->child].comp != pl->rel[e->parent].comp)
 			{
-				pl->comp[e->child] = pl->comp[e->parent] = true;
+				pl->rel[e->child].comp = pl->rel[e->parent].comp = true;
 				grew = true;
 			}
 		}
@@ -468,8 +463,8 @@ arms_of(Planner *pl, int t, SubsetEdge *e)
 		SubsetEdge *a = &cfg->edges[i];
 
 		if (a->child != t || !planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
-			!(SeedConstrains(pl->kind[a->parent]) ||
-			  (e == NULL && pl->kind[a->parent] == SEED_NONE && pl->may[a->parent] &&
+			!(SeedConstrains(pl->rel[a->parent].kind) ||
+			  (e == NULL && pl->rel[a->parent].kind == SEED_NONE && pl->rel[a->parent].may &&
 			   edges_between(pl, t, a->parent) == 1 && !self_referencing(pl, t))))
 			continue;
 		if (e == NULL ? SubsetEdgeIsPolymorphic(a) :
@@ -499,14 +494,14 @@ compute_may(Planner *pl)
 
 		if (cfg->tables[ti].ignore)
 			continue;
-		pl->may[ti] = (pl->kind[ti] != SEED_NONE);
-		for (i = 0; i < cfg->nedges && !pl->may[ti]; i++)
+		pl->rel[ti].may = (pl->rel[ti].kind != SEED_NONE);
+		for (i = 0; i < cfg->nedges && !pl->rel[ti].may; i++)
 		{
 			SubsetEdge *e = &cfg->edges[i];
 
 			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) && e->parent == ti &&
-				!e->deferred && pl->may[e->child])
-				pl->may[ti] = true;
+				!e->deferred && pl->rel[e->child].may)
+				pl->rel[ti].may = true;
 		}
 	}
 }
@@ -528,7 +523,7 @@ reverse_arms(Planner *pl, int t, bool warn)
 		SubsetReverseArm *arm = lfirst(lc);
 
 		if (arm->table != t && !cfg->tables[arm->table].ignore &&
-			SeedConstrains(pl->kind[arm->table]))
+			SeedConstrains(pl->rel[arm->table].kind))
 			arms = lappend(arms, arm);
 		else if (warn)
 			ereport(WARNING,
@@ -553,7 +548,7 @@ reverse_arms(Planner *pl, int t, bool warn)
 static bool
 decided_whole(Planner *pl, int t)
 {
-	switch (pl->kind[t])
+	switch (pl->rel[t].kind)
 	{
 		case SEED_EXEMPT:
 		case SEED_DECIDED:
@@ -561,7 +556,7 @@ decided_whole(Planner *pl, int t)
 		case SEED_UNRELATED:
 			return pl->cfg->tables[t].export_all;
 		case SEED_NONE:
-			return !pl->may[t] && pl->cfg->tables[t].export_all;
+			return !pl->rel[t].may && pl->cfg->tables[t].export_all;
 		default:
 			return false;
 	}
@@ -625,13 +620,13 @@ uncascade_untied(Planner *pl)
 	{
 		ListCell   *lc;
 
-		if (pl->kind[ti] != SEED_CASCADE)
+		if (pl->rel[ti].kind != SEED_CASCADE)
 			continue;
-		foreach(lc, pl->seed_edges[ti])
+		foreach(lc, pl->rel[ti].seed_edges)
 		{
 			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-			if (pl->kind[e->parent] != SEED_NONE || !untied[e->parent])
+			if (pl->rel[e->parent].kind != SEED_NONE || !untied[e->parent])
 				continue;
 			ereport(NOTICE,
 					(errmsg("table \"%s\" is not exported with the rows of its parent \"%s\"",
@@ -678,20 +673,20 @@ again:
 			int			ti = plan->order[o];
 			List	   *arms;
 
-			if (cfg->tables[ti].ignore || pl->kind[ti] != SEED_NONE)
+			if (cfg->tables[ti].ignore || pl->rel[ti].kind != SEED_NONE)
 				continue;
 			if (cfg->tables[ti].has_reverse)
 			{
 				arms = reverse_arms(pl, ti, false);
 				if (arms != NIL)
 				{
-					pl->kind[ti] = SEED_REVERSE;
-					pl->rev_arms[ti] = arms;
+					pl->rel[ti].kind = SEED_REVERSE;
+					pl->rel[ti].rev_arms = arms;
 					changed = true;
 				}
 				continue;
 			}
-			if (pl->may[ti])
+			if (pl->rel[ti].may)
 				continue;
 			arms = arms_of(pl, ti, NULL);
 			if (list_length(arms) != 1)
@@ -719,8 +714,8 @@ again:
 			}
 			if (arms != NIL && !cfg->tables[ti].no_cascade)
 			{
-				pl->kind[ti] = SEED_CASCADE;
-				pl->seed_edges[ti] = arms;
+				pl->rel[ti].kind = SEED_CASCADE;
+				pl->rel[ti].seed_edges = arms;
 				changed = true;
 			}
 		}
@@ -732,11 +727,11 @@ again:
 		{
 			int			ti = plan->order[o];
 
-			if (pl->kind[ti] == SEED_CASCADE || pl->kind[ti] == SEED_REVERSE)
+			if (pl->rel[ti].kind == SEED_CASCADE || pl->rel[ti].kind == SEED_REVERSE)
 			{
-				pl->kind[ti] = SEED_NONE;
-				pl->seed_edges[ti] = NIL;
-				pl->rev_arms[ti] = NIL;
+				pl->rel[ti].kind = SEED_NONE;
+				pl->rel[ti].seed_edges = NIL;
+				pl->rel[ti].rev_arms = NIL;
 			}
 		}
 		goto again;
@@ -751,21 +746,21 @@ again:
 
 		if (t->ignore)
 			continue;
-		if (t->has_reverse && pl->kind[ti] == SEED_REVERSE)
+		if (t->has_reverse && pl->rel[ti].kind == SEED_REVERSE)
 			(void) reverse_arms(pl, ti, true);
-		if (pl->kind[ti] == SEED_UNRELATED && t->export_all)
-			pl->kind[ti] = SEED_DECIDED;
-		if (pl->kind[ti] != SEED_NONE || pl->may[ti])
+		if (pl->rel[ti].kind == SEED_UNRELATED && t->export_all)
+			pl->rel[ti].kind = SEED_DECIDED;
+		if (pl->rel[ti].kind != SEED_NONE || pl->rel[ti].may)
 			continue;
 		if (t->export_all)
-			pl->kind[ti] = SEED_DECIDED;
+			pl->rel[ti].kind = SEED_DECIDED;
 		else if (t->has_reverse)
 		{
 			(void) reverse_arms(pl, ti, true);
 			ereport(NOTICE,
 					(errmsg("no arm of the reverse_scope of table \"%s\" is scoped, so it is exported in full",
 							t->name)));
-			pl->kind[ti] = SEED_FALLBACK;
+			pl->rel[ti].kind = SEED_FALLBACK;
 		}
 		else if (pl->scope_mode)
 		{
@@ -780,7 +775,7 @@ again:
 								t->name),
 						 errdetail("It has no belongs_to path to the target, no reverse_scope, no exported row references it, and no parent with selected rows."),
 						 errhint("Add a belongs_to, declare reverse_scope, set \"export\": \"all\", or set \"ignore\": true.")));
-			pl->kind[ti] = SEED_FALLBACK;
+			pl->rel[ti].kind = SEED_FALLBACK;
 		}
 	}
 	if (n_unscopable > 0)
@@ -794,72 +789,26 @@ again:
 }
 
 /*
- * space_ids
- *		The ids of id space space: ids for "default", else the array that
- *		ids_by_space holds under that name, or NULL.
- */
-static ArrayType *
-space_ids(const char *space, ArrayType *ids, Jsonb *ids_by_space)
-{
-	JsonbValue *v;
-
-	if (space == NULL || strcmp(space, "default") == 0)
-		return ids;
-	if (ids_by_space == NULL)
-		return NULL;
-	v = getKeyJsonValueFromContainer(&ids_by_space->root, space, strlen(space), NULL);
-	if (v == NULL)
-		return NULL;
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ids of id space \"%s\" must be a JSON array", space)));
-	/* a JSON array of strings or numbers becomes a text[] */
-	{
-		JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
-		JsonbValue	e;
-		JsonbIteratorToken tok;
-		ArrayBuildState *abs = initArrayResult(TEXTOID, CurrentMemoryContext, false);
-
-		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
-		{
-			if (tok != WJB_ELEM)
-				continue;
-			if (e.type == jbvString)
-				accumArrayResult(abs, PointerGetDatum(cstring_to_text_with_len(e.val.string.val, e.val.string.len)),
-								 false, TEXTOID, CurrentMemoryContext);
-			else if (e.type == jbvNumeric)
-				accumArrayResult(abs, DirectFunctionCall1(textin,
-														  DirectFunctionCall1(numeric_out, NumericGetDatum(e.val.numeric))),
-								 false, TEXTOID, CurrentMemoryContext);
-			else
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("ids of id space \"%s\" must be strings or numbers", space)));
-		}
-		return DatumGetArrayTypeP(makeArrayResult(abs, CurrentMemoryContext));
-	}
-}
-
-/*
  * decide_sources
  *		The mode, and the tables whose seed comes from the ids: the target,
  *		or the scoped tables.  Checks the id spaces as the client does.
  */
 static void
-decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
+decide_sources(Planner *pl)
 {
+	const		SubsetRequest *req = pl->req;
 	SubsetConfig *cfg = pl->cfg;
 	SubsetPlan *plan = pl->plan;
 	SubsetTable *target = plan->target >= 0 ? &cfg->tables[plan->target] : NULL;
 	List	   *spaces_used = NIL;
+	ListCell   *lc;
 	int			i,
 				nids;
 
 	pl->scope_mode = (target == NULL || target->scope_col.n > 0);
 	if (!pl->scope_mode)
 	{
-		if (ids_by_space != NULL && JsonContainerSize(&ids_by_space->root) > 0)
+		if (req->spaces != NIL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("ids were given for named id spaces, but target table \"%s\" declares no scope_column",
@@ -871,9 +820,9 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("target table \"%s\" is managed by Rails (type %s) and cannot be a target",
 							target->name, target->type)));
-		pl->kind[plan->target] = SEED_TARGET;
-		pl->ids_lits[plan->target] = ids_arrays(target, &target->pk, ids, &nids,
-												"primary key");
+		pl->rel[plan->target].kind = SEED_TARGET;
+		pl->rel[plan->target].ids_lits = ids_arrays(target, &target->pk, &req->ids, &nids,
+													"primary key");
 		pl->target_nids = nids;
 		return;
 	}
@@ -881,20 +830,20 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 	for (i = 0; i < pl->nt; i++)
 	{
 		SubsetTable *t = &cfg->tables[i];
-		ArrayType  *a;
+		const		SubsetIds *a;
 		const char *space = t->id_space ? t->id_space : "default";
 
 		if (t->ignore)
 			continue;
 		if (t->rails_managed || t->scope_exempt)
 		{
-			pl->kind[i] = SEED_EXEMPT;
+			pl->rel[i].kind = SEED_EXEMPT;
 			continue;
 		}
 		if (t->scope_col.n == 0)
 			continue;
-		a = space_ids(space, ids, ids_by_space);
-		if (a == NULL || ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) == 0)
+		a = subset_request_space(req, space);
+		if (a == NULL || a->nvalues == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("scope-column mode: no ids were given for id space \"%s\", which table \"%s\" is filtered by",
@@ -903,34 +852,24 @@ decide_sources(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
 					 errhint("Pass the ids of the scope column's values.") :
 					 errhint("Pass them in ids_by_space, as {\"%s\": [...]}.", space)));
 		spaces_used = list_append_unique(spaces_used, makeString(pstrdup(space)));
-		pl->kind[i] = SEED_DIRECT;
-		pl->ids_lits[i] = ids_arrays(t, &t->scope_col, a, &nids, "scope column");
+		pl->rel[i].kind = SEED_DIRECT;
+		pl->rel[i].ids_lits = ids_arrays(t, &t->scope_col, a, &nids, "scope column");
 	}
 	if (spaces_used == NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scope-column mode: no table declares a scope_column"),
 				 errhint("Name the table the ids belong to as the target (single-target mode), or declare \"scope_column\" on the tables to filter.")));
-	if (ids_by_space != NULL)
+	foreach(lc, req->spaces)
 	{
-		JsonbIterator *it = JsonbIteratorInit(&ids_by_space->root);
-		JsonbValue	k;
-		JsonbIteratorToken tok;
+		SubsetSpaceIds *sp = lfirst(lc);
 
-		while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-		{
-			char	   *name;
-
-			if (tok != WJB_KEY)
-				continue;
-			name = pnstrdup(k.val.string.val, k.val.string.len);
-			if (!list_member(spaces_used, makeString(name)))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("scope-column mode: ids were given for id space \"%s\", but no table declares a scope_column in it",
-								name),
-						 errhint("Check the id space's name, or declare \"id_space\" on the tables it scopes.")));
-		}
+		if (!list_member(spaces_used, makeString(pstrdup(sp->space))))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("scope-column mode: ids were given for id space \"%s\", but no table declares a scope_column in it",
+							sp->space),
+					 errhint("Check the id space's name, or declare \"id_space\" on the tables it scopes.")));
 	}
 	/* no single target: no NOTICE about ids that match no row */
 	plan->ids_query = NULL;
@@ -947,8 +886,8 @@ arm_subquery(Planner *pl, SubsetEdge *e, int *setno)
 	StringInfoData sub;
 
 	/* a parent whose rows are only referenced ones: all of them */
-	*setno = pl->kind[e->parent] == SEED_NONE ? planner_fset(pl, e->parent) :
-		pl->sset[e->parent];
+	*setno = pl->rel[e->parent].kind == SEED_NONE ? planner_fset(pl, e->parent) :
+		pl->rel[e->parent].sset;
 	set = planner_set(pl, *setno);
 
 	initStringInfo(&sub);
@@ -973,18 +912,18 @@ batch_seed(Planner *pl, int ti)
 {
 	SubsetConfig *cfg = pl->cfg;
 	SubsetTable *t = &cfg->tables[ti];
-	SubsetSet  *set = planner_set(pl, pl->sset[ti]);
+	SubsetSet  *set = planner_set(pl, pl->rel[ti].sset);
 	SubsetSet  *src;
 	StringInfoData s;
 	int			cur;
 
-	Assert(pl->sset[ti] >= 0);
+	Assert(pl->rel[ti].sset >= 0);
 	set->batch_size = t->batch_size;
-	for (cur = cfg->edges[pl->path[ti]].parent; pl->kind[cur] == SEED_PATH;
-		 cur = cfg->edges[pl->path[cur]].parent)
-		set->batch_chain = lcons_int(pl->sset[cur], set->batch_chain);
-	Assert(cur == t->batch_table && pl->sset[cur] >= 0);
-	set->batch_source = pl->sset[cur];
+	for (cur = cfg->edges[pl->rel[ti].path].parent; pl->rel[cur].kind == SEED_PATH;
+		 cur = cfg->edges[pl->rel[cur].path].parent)
+		set->batch_chain = lcons_int(pl->rel[cur].sset, set->batch_chain);
+	Assert(cur == t->batch_table && pl->rel[cur].sset >= 0);
+	set->batch_source = pl->rel[cur].sset;
 	src = planner_set(pl, set->batch_source);
 	/* the Ruby client sorts the key values it reads as text, byte-wise */
 	set->batch_order = psprintf("SELECT * FROM %s ORDER BY CAST(%s.%s AS pg_catalog.text) COLLATE pg_catalog.\"C\"",
@@ -995,7 +934,7 @@ batch_seed(Planner *pl, int ti)
 
 	initStringInfo(&s);
 	planner_append_key_match(&s, planner_alias(t), t, set);
-	pl->seed[ti] = s.data;
+	pl->rel[ti].seed = s.data;
 
 	/*
 	 * The same as a join: the set holds each key once (seed_as_join); only
@@ -1003,8 +942,8 @@ batch_seed(Planner *pl, int ti)
 	 * knowing no statistics of the set, hashes the whole table instead of the
 	 * set.
 	 */
-	pl->seed_deps[ti] = list_make1_int(pl->sset[ti]);
-	pl->seed_frag[ti] = false;
+	pl->rel[ti].seed_deps = list_make1_int(pl->rel[ti].sset);
+	pl->rel[ti].seed_frag = false;
 	if (!planner_index_leads(t, &t->pk, InvalidAttrNumber))
 		return;
 	initStringInfo(&s);
@@ -1021,8 +960,8 @@ batch_seed(Planner *pl, int ti)
 						 t->pk.typids[k], psprintf("exwiw_k.exwiw_key%d", k + 1),
 						 t->pk.typids[k]);
 	}
-	pl->seed_from[ti] = s.data;
-	pl->seed_where[ti] = pstrdup("true");
+	pl->rel[ti].seed_from = s.data;
+	pl->rel[ti].seed_where = pstrdup("true");
 }
 
 /*
@@ -1041,11 +980,11 @@ constant_parent(Planner *pl, SubsetEdge *e)
 {
 	SubsetTable *pt = &pl->cfg->tables[e->parent];
 
-	if (e->parent == e->child || pt->filter != NULL || pl->ids_lits[e->parent] == NULL)
+	if (e->parent == e->child || pt->filter != NULL || pl->rel[e->parent].ids_lits == NULL)
 		return false;
-	if (pl->kind[e->parent] == SEED_TARGET)
+	if (pl->rel[e->parent].kind == SEED_TARGET)
 		return planner_cols_equal(&e->ref, &pt->pk);
-	if (pl->kind[e->parent] == SEED_DIRECT)
+	if (pl->rel[e->parent].kind == SEED_DIRECT)
 		return planner_cols_equal(&e->ref, &pt->scope_col);
 	return false;
 }
@@ -1095,17 +1034,17 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 						 e->fk.typids[k],
 						 psprintf("exwiw_k.exwiw_key%d", k + 1), e->ref.typids[k]);
 	}
-	pl->seed_from[ti] = j.data;
+	pl->rel[ti].seed_from = j.data;
 	if (SubsetEdgeIsPolymorphic(e))
 	{
 		StringInfoData w;
 
 		initStringInfo(&w);
 		planner_append_type_cond(&w, alias, e);
-		pl->seed_where[ti] = w.data;
+		pl->rel[ti].seed_where = w.data;
 	}
 	else
-		pl->seed_where[ti] = NULL;
+		pl->rel[ti].seed_where = NULL;
 }
 
 static void append_undecided(Planner *pl, StringInfo buf, const char *alias,
@@ -1126,7 +1065,7 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 						int ti, int n)
 {
 	append_undecided(pl, buf, alias, ti, n,
-					 &pl->cfg->edges[list_nth_int(pl->seed_edges[ti], n)]);
+					 &pl->cfg->edges[list_nth_int(pl->rel[ti].seed_edges, n)]);
 }
 
 /*
@@ -1145,7 +1084,7 @@ append_undecided(Planner *pl, StringInfo buf, const char *alias, int ti, int n,
 
 	for (i = 0; i < n; i++)
 	{
-		SubsetEdge *a = &cfg->edges[list_nth_int(pl->seed_edges[ti], i)];
+		SubsetEdge *a = &cfg->edges[list_nth_int(pl->rel[ti].seed_edges, i)];
 
 		if (e != NULL && SubsetEdgeIsPolymorphic(a) && SubsetEdgeIsPolymorphic(e) &&
 			a->type_col.attnums[0] == e->type_col.attnums[0])
@@ -1180,7 +1119,7 @@ descends_by_self(Planner *pl, int ti)
 	SubsetConfig *cfg = pl->cfg;
 	int			i;
 
-	if ((pl->kind[ti] != SEED_PATH && pl->kind[ti] != SEED_CASCADE) ||
+	if ((pl->rel[ti].kind != SEED_PATH && pl->rel[ti].kind != SEED_CASCADE) ||
 		cfg->tables[ti].pk.n == 0)
 		return false;
 	for (i = 0; i < cfg->nedges; i++)
@@ -1260,7 +1199,7 @@ with_descendants(Planner *pl, int ti, const char *pred)
 		appendStringInfoChar(&q, ')');
 	}
 	appendStringInfoString(&q, " WHERE true");
-	append_undecided(pl, &q, "exwiw_c", ti, list_length(pl->seed_edges[ti]), NULL);
+	append_undecided(pl, &q, "exwiw_c", ti, list_length(pl->rel[ti].seed_edges), NULL);
 	appendStringInfoString(&q, ") SELECT ");
 	subset_append_cols(&q, "exwiw_d", &t->pk);
 	appendStringInfoString(&q, " FROM exwiw_d");
@@ -1285,23 +1224,23 @@ planner_build_seed(Planner *pl, int ti)
 	ListCell   *lc;
 	char	   *rule = NULL;
 
-	if (pl->building[ti] == 2 || pl->kind[ti] == SEED_NONE)
+	if (pl->rel[ti].building == 2 || pl->rel[ti].kind == SEED_NONE)
 		return;
-	if (pl->building[ti] == 1)
+	if (pl->rel[ti].building == 1)
 		planner_cycle_error(pl, ti);
-	pl->building[ti] = 1;
+	pl->rel[ti].building = 1;
 	planner_enter(pl, ti);
 	check_stack_depth();
 	initStringInfo(&s);
 
-	switch (pl->kind[ti])
+	switch (pl->rel[ti].kind)
 	{
 		case SEED_TARGET:
-			appendStringInfoString(&s, ids_predicate(t, &t->pk, pl->ids_lits[ti]));
+			appendStringInfoString(&s, ids_predicate(t, &t->pk, pl->rel[ti].ids_lits));
 			rule = "seed: the target rows";
 			break;
 		case SEED_DIRECT:
-			appendStringInfoString(&s, ids_predicate(t, &t->scope_col, pl->ids_lits[ti]));
+			appendStringInfoString(&s, ids_predicate(t, &t->scope_col, pl->rel[ti].ids_lits));
 			rule = "seed: rows with the scope values";
 			break;
 		case SEED_PATH:
@@ -1309,7 +1248,7 @@ planner_build_seed(Planner *pl, int ti)
 			{
 				List	   *parts = NIL;
 
-				foreach(lc, pl->seed_edges[ti])
+				foreach(lc, pl->rel[ti].seed_edges)
 				{
 					SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 					StringInfoData p;
@@ -1317,7 +1256,7 @@ planner_build_seed(Planner *pl, int ti)
 
 					planner_build_seed(pl, e->parent);
 					initStringInfo(&p);
-					if (list_length(pl->seed_edges[ti]) == 1 &&
+					if (list_length(pl->rel[ti].seed_edges) == 1 &&
 						constant_parent(pl, e))
 					{
 						/* the ids themselves: a tenant query Citus can route */
@@ -1326,12 +1265,12 @@ planner_build_seed(Planner *pl, int ti)
 						if (e->fk.n == 1)
 							subset_append_eq(&p, psprintf("%s.%s", alias, quote_identifier(e->fk.names[0])),
 											 e->fk.typids[0],
-											 psprintf("ANY (%s)", pl->ids_lits[e->parent][0]),
+											 psprintf("ANY (%s)", pl->rel[e->parent].ids_lits[0]),
 											 e->ref.typids[0]);
 						else
 							subset_append_match(&p, alias, &e->fk,
-												ids_subquery(pl->ids_lits[e->parent], e->fk.n),
-												pl->kind[e->parent] == SEED_TARGET ? &pt->pk : &pt->scope_col);
+												ids_subquery(pl->rel[e->parent].ids_lits, e->fk.n),
+												pl->rel[e->parent].kind == SEED_TARGET ? &pt->pk : &pt->scope_col);
 						if (SubsetEdgeIsPolymorphic(e))
 						{
 							appendStringInfoString(&p, " AND ");
@@ -1349,12 +1288,12 @@ planner_build_seed(Planner *pl, int ti)
 					}
 					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc));
 					parts = lappend(parts, p.data);
-					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti], setno);
+					pl->rel[ti].seed_deps = list_append_unique_int(pl->rel[ti].seed_deps, setno);
 					warn_unindexed(t, e);
 				}
 				if (list_length(parts) == 1 && !descends_by_self(pl, ti) &&
-					!constant_parent(pl, &cfg->edges[linitial_int(pl->seed_edges[ti])]))
-					seed_as_join(pl, ti, &cfg->edges[linitial_int(pl->seed_edges[ti])]);
+					!constant_parent(pl, &cfg->edges[linitial_int(pl->rel[ti].seed_edges)]))
+					seed_as_join(pl, ti, &cfg->edges[linitial_int(pl->rel[ti].seed_edges)]);
 				if (list_length(parts) == 1 || t->pk.n == 0)
 				{
 					foreach(lc, parts)
@@ -1378,7 +1317,7 @@ planner_build_seed(Planner *pl, int ti)
 					}
 					subset_append_match(&s, alias, &t->pk, keys.data, &t->pk);
 				}
-				rule = pl->kind[ti] == SEED_PATH ? "seed: rows on the belongs_to path" :
+				rule = pl->rel[ti].kind == SEED_PATH ? "seed: rows on the belongs_to path" :
 					"seed: rows of the parent with selected rows";
 				if (descends_by_self(pl, ti))
 				{
@@ -1386,7 +1325,7 @@ planner_build_seed(Planner *pl, int ti)
 
 					resetStringInfo(&s);
 					appendStringInfoString(&s, p);
-					rule = pl->kind[ti] == SEED_PATH ?
+					rule = pl->rel[ti].kind == SEED_PATH ?
 						"seed: rows on the belongs_to path, and the rows below them (self-reference)" :
 						"seed: rows of the parent with selected rows, and the rows below them (self-reference)";
 				}
@@ -1397,23 +1336,23 @@ planner_build_seed(Planner *pl, int ti)
 				StringInfoData vals;
 
 				initStringInfo(&vals);
-				foreach(lc, pl->rev_arms[ti])
+				foreach(lc, pl->rel[ti].rev_arms)
 				{
 					SubsetReverseArm *arm = lfirst(lc);
 					SubsetSet  *set;
 
 					planner_build_seed(pl, arm->table);
-					set = planner_set(pl, pl->sset[arm->table]);
+					set = planner_set(pl, pl->rel[arm->table].sset);
 					if (vals.len > 0)
 						appendStringInfoString(&vals, " UNION ");
 					appendStringInfo(&vals, "SELECT %s.%s FROM %s WHERE %s.%s IS NOT NULL",
 									 set->name, quote_identifier(arm->col.names[0]), set->name,
 									 set->name, quote_identifier(arm->col.names[0]));
-					pl->seed_deps[ti] = list_append_unique_int(pl->seed_deps[ti],
-															   pl->sset[arm->table]);
+					pl->rel[ti].seed_deps = list_append_unique_int(pl->rel[ti].seed_deps,
+																   pl->rel[arm->table].sset);
 				}
 				subset_append_match(&s, alias, &t->reverse_col, vals.data,
-									&((SubsetReverseArm *) linitial(pl->rev_arms[ti]))->col);
+									&((SubsetReverseArm *) linitial(pl->rel[ti].rev_arms))->col);
 				rule = "seed: values its reverse_scope arms hold";
 				break;
 			}
@@ -1426,24 +1365,24 @@ planner_build_seed(Planner *pl, int ti)
 			Assert(false);
 	}
 
-	pl->seed[ti] = s.len > 0 ? with_filter(s.data, t->filter) :
+	pl->rel[ti].seed = s.len > 0 ? with_filter(s.data, t->filter) :
 		(t->filter ? with_filter(NULL, t->filter) : pstrdup("true"));
-	if (pl->seed_from[ti])
-		pl->seed_where[ti] = (pl->seed_where[ti] || t->filter) ?
-			with_filter(pl->seed_where[ti], t->filter) : pstrdup("true");
-	pl->seed_frag[ti] = (t->filter != NULL);
+	if (pl->rel[ti].seed_from)
+		pl->rel[ti].seed_where = (pl->rel[ti].seed_where || t->filter) ?
+			with_filter(pl->rel[ti].seed_where, t->filter) : pstrdup("true");
+	pl->rel[ti].seed_frag = (t->filter != NULL);
 
-	if (pl->scols[ti].n > 0)
+	if (pl->rel[ti].scols.n > 0)
 	{
-		pl->sset[ti] = planner_add_set(pl, "s", ti,
-									   planner_seed_query(pl, ti, &pl->scols[ti]),
-									   pl->seed_frag[ti],
-									   list_copy(pl->seed_deps[ti]),
-									   rule ? rule : "seed: every row");
+		pl->rel[ti].sset = planner_add_set(pl, "s", ti,
+										   planner_seed_query(pl, ti, &pl->rel[ti].scols),
+										   pl->rel[ti].seed_frag,
+										   list_copy(pl->rel[ti].seed_deps),
+										   rule ? rule : "seed: every row");
 	}
-	if (pl->batched[ti])
+	if (pl->rel[ti].batched)
 		batch_seed(pl, ti);
-	pl->building[ti] = 2;
+	pl->rel[ti].building = 2;
 	planner_leave(pl);
 }
 
@@ -1461,16 +1400,16 @@ planner_seed_query(Planner *pl, int ti, const SubsetCols *cols)
 	SubsetTable *t = &pl->cfg->tables[ti];
 	StringInfoData q;
 
-	Assert(pl->seed[ti] != NULL);
+	Assert(pl->rel[ti].seed != NULL);
 	initStringInfo(&q);
 	appendStringInfoString(&q, "SELECT ");
 	subset_append_cols(&q, planner_alias(t), cols);
-	if (pl->seed_from[ti])
-		appendStringInfo(&q, " FROM %s WHERE %s", pl->seed_from[ti],
-						 pl->seed_where[ti]);
+	if (pl->rel[ti].seed_from)
+		appendStringInfo(&q, " FROM %s WHERE %s", pl->rel[ti].seed_from,
+						 pl->rel[ti].seed_where);
 	else
 		appendStringInfo(&q, " FROM %s WHERE %s", subset_relation_sql(t),
-						 pl->seed[ti]);
+						 pl->rel[ti].seed);
 	return q.data;
 }
 
@@ -1496,7 +1435,7 @@ check_batch(Planner *pl, int ti)
 				 errmsg("batch_scope of table \"%s\" applies only in scope-column mode", t->name),
 				 errdetail("In single-target mode the export is anchored on the ids given."),
 				 errhint("Export a slice of the ids at a time instead, or name a target that declares a scope_column.")));
-	if (pl->kind[ti] == SEED_EXEMPT)
+	if (pl->rel[ti].kind == SEED_EXEMPT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_scope of table \"%s\" cannot apply: the table is exported in full", t->name),
@@ -1511,20 +1450,20 @@ check_batch(Planner *pl, int ti)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_scope of table \"%s\": table \"%s\" has no primary_key to slice the export by",
 						t->name, b->name)));
-	if (pl->kind[t->batch_table] == SEED_EXEMPT)
+	if (pl->rel[t->batch_table].kind == SEED_EXEMPT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_scope of table \"%s\": table \"%s\" is exported in full",
 						t->name, b->name),
 				 errdetail("Its rows are not scoped, so every batch would reach outside the scope.")));
-	if (pl->kind[t->batch_table] != SEED_DIRECT)
+	if (pl->rel[t->batch_table].kind != SEED_DIRECT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_scope of table \"%s\": table \"%s\" does not carry the scope column",
 						t->name, b->name),
 				 errdetail("Its rows in scope are not known before the batches run."),
 				 errhint("Name the scoped table that table \"%s\" reaches through its belongs_tos.", t->name)));
-	if (pl->kind[ti] == SEED_DIRECT)
+	if (pl->rel[ti].kind == SEED_DIRECT)
 	{
 		if (t->batch_table != ti)
 			ereport(ERROR,
@@ -1539,12 +1478,12 @@ check_batch(Planner *pl, int ti)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_scope of table \"%s\" needs a primary_key on the table", t->name),
 				 errdetail("The rows each batch finds are collected by primary key.")));
-	for (cur = ti; pl->kind[cur] == SEED_PATH; cur = cfg->edges[pl->path[cur]].parent)
+	for (cur = ti; pl->rel[cur].kind == SEED_PATH; cur = cfg->edges[pl->rel[cur].path].parent)
 	{
-		if (list_length(pl->seed_edges[cur]) != 1)
+		if (list_length(pl->rel[cur].seed_edges) != 1)
 			break;
 	}
-	if (pl->kind[cur] != SEED_DIRECT || cur == ti)
+	if (pl->rel[cur].kind != SEED_DIRECT || cur == ti)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_scope of table \"%s\" needs a single belongs_to path from it to the scope",
@@ -1564,9 +1503,9 @@ check_batch(Planner *pl, int ti)
 				 errmsg("batch_scope of table \"%s\": table \"%s\" has a composite primary key",
 						t->name, b->name),
 				 errdetail("Batches are slices of the batch table's key values sorted as text.")));
-	pl->batched[ti] = true;
-	planner_cols_union(&pl->scols[ti], &t->pk);
-	planner_cols_union(&pl->scols[t->batch_table], &b->pk);
+	pl->rel[ti].batched = true;
+	planner_cols_union(&pl->rel[ti].scols, &t->pk);
+	planner_cols_union(&pl->rel[t->batch_table].scols, &b->pk);
 }
 
 /*
@@ -1659,7 +1598,7 @@ seed_reaches(Planner *pl, int from, int to, bool *seen)
 		return false;
 	seen[from] = true;
 	check_stack_depth();
-	foreach(lc, pl->seed_edges[from])
+	foreach(lc, pl->rel[from].seed_edges)
 	{
 		SubsetEdge *e = &pl->cfg->edges[lfirst_int(lc)];
 
@@ -1698,10 +1637,10 @@ add_other_arms(Planner *pl)
 		SubsetEdge *e = &cfg->edges[i];
 
 		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) ||
-			pl->kind[e->child] != SEED_PATH ||
+			pl->rel[e->child].kind != SEED_PATH ||
 			cfg->tables[e->child].batch_table >= 0 ||
-			!SeedConstrains(pl->kind[e->parent]) ||
-			list_member_int(pl->seed_edges[e->child], i))
+			!SeedConstrains(pl->rel[e->parent].kind) ||
+			list_member_int(pl->rel[e->child].seed_edges, i))
 			continue;
 		cand[n++] = i;
 	}
@@ -1722,7 +1661,7 @@ add_other_arms(Planner *pl)
 				pl->cycle_arms = lappend_int(pl->cycle_arms, cand[i]);
 				continue;
 			}
-			pl->seed_edges[e->child] = lappend_int(pl->seed_edges[e->child], cand[i]);
+			pl->rel[e->child].seed_edges = lappend_int(pl->rel[e->child].seed_edges, cand[i]);
 		}
 	}
 	pfree(cand);
@@ -1735,60 +1674,60 @@ add_other_arms(Planner *pl)
  *		seed predicates and the seed-key sets that others read.
  */
 void
-planner_seeds(Planner *pl, ArrayType *ids, Jsonb *ids_by_space)
+planner_seeds(Planner *pl)
 {
 	SubsetConfig *cfg = pl->cfg;
 	int			i;
 	ListCell   *lc;
 
-	decide_sources(pl, ids, ids_by_space);
+	decide_sources(pl);
 	if (!pl->scope_mode)
 		for (i = 0; i < pl->nt; i++)
 			if (cfg->tables[i].rails_managed && !cfg->tables[i].ignore)
-				pl->kind[i] = SEED_EXEMPT;
+				pl->rel[i].kind = SEED_EXEMPT;
 	find_paths(pl);
 
 	/* rule 2: the path, with its polymorphic sibling arms */
 	for (i = 0; i < pl->nt; i++)
 	{
-		if (pl->path[i] < 0)
+		if (pl->rel[i].path < 0)
 			continue;
-		pl->kind[i] = SEED_PATH;
-		pl->seed_edges[i] = list_make1_int(pl->path[i]);
+		pl->rel[i].kind = SEED_PATH;
+		pl->rel[i].seed_edges = list_make1_int(pl->rel[i].path);
 	}
 	for (i = 0; i < pl->nt; i++)
 	{
 		SubsetEdge *e;
 
-		if (pl->kind[i] != SEED_PATH)
+		if (pl->rel[i].kind != SEED_PATH)
 			continue;
-		e = &cfg->edges[pl->path[i]];
+		e = &cfg->edges[pl->rel[i].path];
 		if (SubsetEdgeIsPolymorphic(e))
-			pl->seed_edges[i] = arms_of(pl, i, e);
+			pl->rel[i].seed_edges = arms_of(pl, i, e);
 	}
 	add_other_arms(pl);
 	/* rule 3 */
 	for (i = 0; i < pl->nt; i++)
-		if (!cfg->tables[i].ignore && !pl->comp[i] && pl->kind[i] == SEED_NONE)
-			pl->kind[i] = SEED_UNRELATED;
+		if (!cfg->tables[i].ignore && !pl->rel[i].comp && pl->rel[i].kind == SEED_NONE)
+			pl->rel[i].kind = SEED_UNRELATED;
 
 	decide_fallbacks(pl);
 
 	/* which columns each seed-key set carries: what its readers match */
 	for (i = 0; i < pl->nt; i++)
 	{
-		foreach(lc, pl->seed_edges[i])
+		foreach(lc, pl->rel[i].seed_edges)
 		{
 			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-			if (pl->kind[e->parent] != SEED_NONE)
-				planner_cols_union(&pl->scols[e->parent], &e->ref);
+			if (pl->rel[e->parent].kind != SEED_NONE)
+				planner_cols_union(&pl->rel[e->parent].scols, &e->ref);
 		}
-		foreach(lc, pl->rev_arms[i])
+		foreach(lc, pl->rel[i].rev_arms)
 		{
 			SubsetReverseArm *arm = lfirst(lc);
 
-			planner_cols_union(&pl->scols[arm->table], &arm->col);
+			planner_cols_union(&pl->rel[arm->table].scols, &arm->col);
 		}
 	}
 	for (i = 0; i < pl->nt; i++)
@@ -1817,7 +1756,7 @@ planner_ids_query(Planner *pl)
 	for (k = 0; k < tt->pk.n; k++)
 		appendStringInfo(&q, "%sCAST(exwiw_id.c%d AS pg_catalog.text)", k ? ", " : "", k + 1);
 	appendStringInfo(&q, " FROM (%s) AS exwiw_id(",
-					 ids_subquery(pl->ids_lits[plan->target], tt->pk.n));
+					 ids_subquery(pl->rel[plan->target].ids_lits, tt->pk.n));
 	for (k = 0; k < tt->pk.n; k++)
 		appendStringInfo(&q, "%sc%d", k ? ", " : "", k + 1);
 
@@ -1830,7 +1769,7 @@ planner_ids_query(Planner *pl)
 		appendStringInfo(&q, "%s%s.%s AS exwiw_key%d", k ? ", " : "",
 						 planner_alias(tt), quote_identifier(tt->pk.names[k]), k + 1);
 	appendStringInfo(&q, " FROM %s WHERE %s) AS exwiw_t ON ", subset_relation_sql(tt),
-					 ids_predicate(tt, &tt->pk, pl->ids_lits[plan->target]));
+					 ids_predicate(tt, &tt->pk, pl->rel[plan->target].ids_lits));
 	for (k = 0; k < tt->pk.n; k++)
 	{
 		if (k > 0)
