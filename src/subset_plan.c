@@ -459,6 +459,25 @@ plan_fixups(Planner *pl)
 }
 
 /*
+ * append_arm
+ *		"t.fk -> parent", "t.(a, b) -> parent" or "t.fk -> parent (type = V)":
+ *		edge e as a rule names it.
+ */
+static void
+append_arm(StringInfo rule, SubsetConfig *cfg, SubsetEdge *e)
+{
+	appendStringInfo(rule, "%s.", cfg->tables[e->child].name);
+	if (e->fk.n > 1)
+		appendStringInfoChar(rule, '(');
+	subset_append_cols(rule, NULL, &e->fk);
+	if (e->fk.n > 1)
+		appendStringInfoChar(rule, ')');
+	appendStringInfo(rule, " -> %s", cfg->tables[e->parent].name);
+	if (SubsetEdgeIsPolymorphic(e))
+		appendStringInfo(rule, " (%s = %s)", e->type_col.names[0], e->type_value);
+}
+
+/*
  * plan_files
  *		One extraction query per table, in processing order.
  */
@@ -517,19 +536,32 @@ plan_files(Planner *pl)
 										   "belongs_to: " : "cascade from its parent: ");
 					foreach(lc, pl->rel[ti].seed_edges)
 					{
-						SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
-
 						if (foreach_current_index(lc) > 0)
 							appendStringInfoString(&rule, " or ");
-						appendStringInfo(&rule, "%s.", t->name);
-						if (e->fk.n > 1)
-							appendStringInfoChar(&rule, '(');
-						subset_append_cols(&rule, NULL, &e->fk);
-						if (e->fk.n > 1)
-							appendStringInfoChar(&rule, ')');
-						appendStringInfo(&rule, " -> %s", cfg->tables[e->parent].name);
-						if (SubsetEdgeIsPolymorphic(e))
-							appendStringInfo(&rule, " (%s = %s)", e->type_col.names[0], e->type_value);
+						append_arm(&rule, cfg, &cfg->edges[lfirst_int(lc)]);
+					}
+					foreach(lc, pl->rel[ti].shadowed)
+					{
+						appendStringInfoString(&rule, foreach_current_index(lc) == 0 ?
+											   " (not by " : ", ");
+						append_arm(&rule, cfg, &cfg->edges[lfirst_int(lc)]);
+					}
+					if (pl->rel[ti].shadowed != NIL)
+					{
+						/* the arm that decides every row */
+						foreach(lc, pl->rel[ti].seed_edges)
+						{
+							SubsetEdge *a = &cfg->edges[lfirst_int(lc)];
+
+							if (!SubsetEdgeIsPolymorphic(a) && subset_edge_not_null(cfg, a))
+							{
+								appendStringInfo(&rule, ": %s.", t->name);
+								subset_append_cols(&rule, NULL, &a->fk);
+								appendStringInfoString(&rule, " is never NULL");
+								break;
+							}
+						}
+						appendStringInfoChar(&rule, ')');
 					}
 					break;
 				}

@@ -1609,6 +1609,28 @@ seed_reaches(Planner *pl, int from, int to, bool *seen)
 }
 
 /*
+ * arms_decide_all
+ *		Does an arm of table ti's seed decide every row of ti?  An arm that
+ *		is not polymorphic, on columns that are all NOT NULL: each row
+ *		references a parent through it, and a later arm takes only the rows
+ *		whose earlier arms' keys are NULL (append_undecided_before).
+ */
+static bool
+arms_decide_all(Planner *pl, int ti)
+{
+	ListCell   *lc;
+
+	foreach(lc, pl->rel[ti].seed_edges)
+	{
+		SubsetEdge *a = &pl->cfg->edges[lfirst_int(lc)];
+
+		if (!SubsetEdgeIsPolymorphic(a) && subset_edge_not_null(pl->cfg, a))
+			return true;
+	}
+	return false;
+}
+
+/*
  * add_other_arms
  *		A row belongs to the export when a foreign key ties it to the
  *		target, not only the one on its shortest path: every table on a path
@@ -1619,8 +1641,10 @@ seed_reaches(Planner *pl, int from, int to, bool *seen)
  *		parent's seed read the table's own (a cycle of belongs_tos; the edge
  *		is then left out, and listed in pl->cycle_arms).  Edges whose columns are NOT NULL go
  *		first, so that a cycle is cut at a nullable edge where it can be;
- *		ties by the path order of edges.  Tables with batch_scope keep their
- *		single path, which the batches slice.
+ *		ties by the path order of edges.  An edge after an arm that decides
+ *		every row (arms_decide_all) would take no row: it is no arm, and is
+ *		listed in the table's shadowed edges.  Tables with batch_scope keep
+ *		their single path, which the batches slice.
  */
 static void
 add_other_arms(Planner *pl)
@@ -1655,6 +1679,13 @@ add_other_arms(Planner *pl)
 			CHECK_FOR_INTERRUPTS();
 			if (subset_edge_not_null(cfg, e) != (pass == 0))
 				continue;
+			if (arms_decide_all(pl, e->child))
+			{
+				/* an earlier arm decides every row: this one would take none */
+				pl->rel[e->child].shadowed = lappend_int(pl->rel[e->child].shadowed,
+														 cand[i]);
+				continue;
+			}
 			memset(seen, 0, sizeof(bool) * pl->nt);
 			if (seed_reaches(pl, e->parent, e->child, seen))
 			{
