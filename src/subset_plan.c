@@ -501,7 +501,6 @@ plan_files(Planner *pl)
 		StringInfoData q;
 		StringInfoData rule;
 		char	   *where;
-		bool		seed_only;
 		const char *from = relsql;	/* the table, or it joined to its keys */
 
 		CHECK_FOR_INTERRUPTS();
@@ -611,25 +610,10 @@ plan_files(Planner *pl)
 		f->rule = rule.data;
 		f->has_rows = pl->rel[ti].may;
 
-		/*
-		 * A table whose rows are its seed's, chosen by a join on one key
-		 * (seed_as_join), reads that join even where others read its exwiw_f:
-		 * the file then needs no set of its own rows, which a worker would
-		 * otherwise compute only for it.
-		 */
-		seed_only = pl->rel[ti].xset < 0 && !pl->rel[ti].selfref &&
-			pl->rel[ti].pred_from != NULL;
 		if (!pl->rel[ti].may)
 		{
 			where = "false";
 			f->deps = NIL;
-		}
-		else if (seed_only)
-		{
-			from = pl->rel[ti].pred_from;
-			where = pl->rel[ti].pred_where;
-			f->deps = list_copy(pl->rel[ti].pred_deps);
-			f->fragment = pl->rel[ti].pred_frag;
 		}
 		else if (pl->rel[ti].fset >= 0 && t->pk.n > 0 &&
 				 !planner_index_leads(t, &t->pk, InvalidAttrNumber))
