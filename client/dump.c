@@ -16,10 +16,10 @@
  * which streams (file_name, chunk) rows, as exwiw_export does, into the
  * export's stream loop (stream.c) and output directory (outdir.c).
  *
- * A table's files are key ranges of its single-column primary key: one
- * pass (row_number() over the key) on the snapshot gives each file's first
- * and last key, so that every file holds at most N rows, is ordered by the
- * key, and loads by itself.  Without --rows-per-file, a table with such a
+ * A table's files are key ranges of its single-column primary key: a walk
+ * of the key's index on the snapshot gives each file's first key (the key
+ * N rows after the previous file's first), so that every file holds at most
+ * N rows, is ordered by the key, and loads by itself.  Without --rows-per-file, a table with such a
  * key is one file, and with -j N its N parts (part => k, parts => N) are
  * read by N connections and joined (parts.c) into the file, byte for byte
  * the file of -j 1.  A query's files are its parts (part => k,
@@ -193,12 +193,25 @@ run_dump(CliOptions *opts)
 			}
 			else
 			{
-				/* one pass over the key: each file's first and last key */
-				char	   *q = psprintf("SELECT pg_catalog.format('SELECT * FROM %%s WHERE %%s BETWEEN %%L AND %%L ORDER BY %%s', "
-										 " CAST($1 AS pg_catalog.regclass), CAST($2 AS pg_catalog.text), pg_catalog.min(k), pg_catalog.max(k), CAST($2 AS pg_catalog.text)) "
-										 "FROM (SELECT %s AS k, (pg_catalog.row_number() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1) "
-										 "  OPERATOR(pg_catalog./) %ld AS f FROM %s) s GROUP BY f ORDER BY f",
-										 key, key, opts->rows_per_file, table_text);
+				/*
+				 * each file's first key: the key N rows after the previous
+				 * file's first, found by the key's index (a recursive walk of
+				 * nfiles steps, each an index-only scan of N entries; a
+				 * row_number() pass costs several times as much, and is the
+				 * one part of the export that no worker shares); a file holds
+				 * the keys from its first to the next file's
+				 */
+				char	   *q = psprintf("WITH RECURSIVE exwiw_b(k) AS (SELECT pg_catalog.min(%s) FROM %s"
+										 " UNION ALL SELECT (SELECT %s FROM %s WHERE %s OPERATOR(pg_catalog.>=) exwiw_b.k ORDER BY %s OFFSET %ld LIMIT 1)"
+										 " FROM exwiw_b WHERE exwiw_b.k IS NOT NULL) "
+										 "SELECT pg_catalog.format('SELECT * FROM %%s WHERE %%s >= %%L%%s ORDER BY %%s', "
+										 " CAST($1 AS pg_catalog.regclass), CAST($2 AS pg_catalog.text), s.k, "
+										 " CASE WHEN s.next IS NULL THEN '' ELSE pg_catalog.format(' AND %%s < %%L', CAST($2 AS pg_catalog.text), s.next) END, "
+										 " CAST($2 AS pg_catalog.text)) "
+										 "FROM (SELECT exwiw_b.k, pg_catalog.lead(exwiw_b.k) OVER (ORDER BY exwiw_b.k) AS next"
+										 " FROM exwiw_b WHERE exwiw_b.k IS NOT NULL) s ORDER BY s.k",
+										 key, table_text, key, table_text, key, key,
+										 opts->rows_per_file);
 				const char *p2[2] = {table_text, key};
 
 				res = exec_params_checked(conn0, q, 2, p2, "could not split the table by its primary key");
