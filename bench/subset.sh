@@ -25,7 +25,9 @@
 # instead of index scans for the row-set and file queries, with 64 reads in
 # flight); COLD_CONFS="SET ...|SET ..." compares other settings.  Each
 # export is a new psql session (a cold one must be), with the config
-# computed once beforehand.  Goal: cold <= 5x warm.
+# computed once beforehand.  Goal: cold <= 5x warm.  Beside them, per
+# shop: exwiw_plan alone (the library, the catalog, no row read), and the
+# peer: plain SQL reading the same rows of the shop's tables as text.
 #
 #   The Ruby client's modes (belongs_to walk, scope_column, batch_scope):
 #   the same bytes, their times and peak backend memory; see below.
@@ -143,15 +145,47 @@ cold_bench() {
 			-c "SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('shops', '{$2}', (SELECT cfg FROM public.cold_cfg), allow_undecided => true) AS e) s" |
 			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 	}
+	# the plan alone: what a cold session pays before any row of the tenant
+	# (the library, the catalog, the config)
+	plan_one() {
+		psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET search_path = shop, public" -c "\\timing on" \
+			-c "SELECT count(*) FROM exwiw_plan('shops', '{$1}', (SELECT cfg FROM public.cold_cfg))" |
+			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	}
+	# the peer: plain SQL reading the same rows of the shop's big tables,
+	# formatted as text, in one transaction (what any client would pay)
+	peer_one() {
+		psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "\\timing on" -c "SELECT
+			(SELECT sum(length(o::text)) FROM shop.orders o WHERE o.shop_id = $1),
+			(SELECT sum(length(i::text)) FROM shop.order_items i WHERE i.order_id IN (SELECT id FROM shop.orders WHERE shop_id = $1)),
+			(SELECT sum(length(t::text)) FROM shop.transactions t WHERE t.order_id IN (SELECT id FROM shop.orders WHERE shop_id = $1)),
+			(SELECT sum(length(g::text)) FROM shop.order_tags g WHERE g.order_id IN (SELECT id FROM shop.orders WHERE shop_id = $1)),
+			(SELECT sum(length(u::text)) FROM shop.users u WHERE u.shop_id = $1),
+			(SELECT sum(length(p::text)) FROM shop.products p WHERE p.shop_id = $1)" |
+			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	}
+	cold_restart() {
+		exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$dir/data" -m fast -w restart -l "$dir/server.log" >/dev/null
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+	}
 	printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 	printf '%-8s %-40s %10s %10s %7s\n' shop settings warm cold ratio
 	for s in 500 17 233; do
+		plan_one "$s" >/dev/null
+		ms_warm=$(plan_one "$s")
+		cold_restart
+		ms_cold=$(plan_one "$s")
+		printf '%-8s %-40s %7.1f ms %7.1f ms %6.1fx\n' "$s" "exwiw_plan only (no row read)" "$ms_warm" "$ms_cold" "$(echo "$ms_cold / $ms_warm" | bc -l)"
+		peer_one "$s" >/dev/null
+		ms_warm=$(peer_one "$s")
+		cold_restart
+		ms_cold=$(peer_one "$s")
+		printf '%-8s %-40s %7.1f ms %7.1f ms %6.1fx\n' "$s" "plain SQL, the same rows (the peer)" "$ms_warm" "$ms_cold" "$(echo "$ms_cold / $ms_warm" | bc -l)"
 		for conf in "${cold_confs[@]}"; do
 			export_one "$conf" "$s" >/dev/null
 			ms_warm=$(export_one "$conf" "$s")
-			exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$dir/data" -m fast -w restart -l "$dir/server.log" >/dev/null
-			sync
-			echo 3 >/proc/sys/vm/drop_caches
+			cold_restart
 			ms_cold=$(export_one "$conf" "$s")
 			printf '%-8s %-40s %7.1f ms %7.1f ms %6.1fx\n' "$s" "$conf" "$ms_warm" "$ms_cold" "$(echo "$ms_cold / $ms_warm" | bc -l)"
 		done
