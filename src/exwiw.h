@@ -151,8 +151,9 @@ typedef enum ExwiwSqlFormat
  *						= on;" first (the sinks, exwiw_copy_lines)
  *	EXWIW_SQL_SUBSET	a subset export's file: those lines, then the block
  *						that skips foreign-key triggers where the role may
- * The writer writes it before the first row; setval_lines (a subset file's
- * sequences, lines without a final newline) after the last row.  A query
+ * The writer writes it before the first row; after the last row, a
+ * "SELECT pg_catalog.setval(...);" line per sequence of sequences (a
+ * subset file's, ExwiwSequenceState).  A query
  * without rows gives nothing at all.  server_file: the file is written on
  * the server (a sink), so its bytes are in the server encoding; otherwise
  * they go to the client, converted to its client_encoding
@@ -165,6 +166,14 @@ typedef enum ExwiwSqlFile
 	EXWIW_SQL_SUBSET
 }			ExwiwSqlFile;
 
+/* A sequence's state, as a file sets it again (setval). */
+typedef struct ExwiwSequenceState
+{
+	const char *name;			/* schema-qualified, quoted as needed */
+	const char *last_value;		/* its text output */
+	bool		is_called;
+}			ExwiwSequenceState;
+
 typedef struct ExwiwSqlWriterOptions
 {
 	const char *table_name;
@@ -174,7 +183,7 @@ typedef struct ExwiwSqlWriterOptions
 	bool		no_column_list; /* INSERT INTO t VALUES, COPY t FROM stdin */
 	ExwiwSqlFile file;
 	bool		server_file;
-	const char *setval_lines;
+	List	   *sequences;		/* ExwiwSequenceState *, in file order */
 	const char *conflict;		/* INSERT: an ON CONFLICT clause, or NULL */
 } ExwiwSqlWriterOptions;
 

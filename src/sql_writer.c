@@ -430,6 +430,36 @@ exwiw_parse_sql_format(const char *format, bool allow_jsonl)
 }
 
 /*
+ * setval_text
+ *		"SELECT pg_catalog.setval('<name>', <last_value>, <is_called>);" per
+ *		sequence, joined by "\n" without a final one; NULL for none.  The
+ *		name as a string literal: ' doubled, nothing else escaped (the file
+ *		sets standard_conforming_strings).
+ */
+static char *
+setval_text(List *sequences)
+{
+	StringInfoData out;
+	ListCell   *lc;
+
+	if (sequences == NIL)
+		return NULL;
+	initStringInfo(&out);
+	foreach(lc, sequences)
+	{
+		ExwiwSequenceState *seq = lfirst(lc);
+
+		if (out.len > 0)
+			appendStringInfoChar(&out, '\n');
+		appendStringInfoString(&out, "SELECT pg_catalog.setval(");
+		exwiw_append_insert_value(&out, seq->name, strlen(seq->name));
+		appendStringInfo(&out, ", %s, %s);", seq->last_value,
+						 seq->is_called ? "true" : "false");
+	}
+	return out.data;
+}
+
+/*
  * exwiw_sql_writer_create
  *		A writer as opts say, allocated in the current memory context.
  *		rows_per_statement <= 0 means one statement; it is ignored for COPY.
@@ -439,6 +469,7 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 {
 	SqlWriter  *sw = palloc0(sizeof(SqlWriter));
 	StringInfoData probe;
+	char	   *setval_lines;
 
 	/* validate the name now, before any query runs */
 	initStringInfo(&probe);
@@ -459,7 +490,8 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 	sw->frame.rows_per_statement = opts->rows_per_statement > 0 ? opts->rows_per_statement : 0;
 	sw->frame.prologue = opts->file == EXWIW_SQL_STREAM ? NULL :
 		exwiw_sql_file_prologue(opts->file, opts->server_file);
-	sw->frame.epilogue = opts->setval_lines ? pstrdup(opts->setval_lines) : NULL;
+	setval_lines = setval_text(opts->sequences);
+	sw->frame.epilogue = setval_lines;
 	if (opts->file == EXWIW_SQL_SUBSET)
 	{
 		char	   *prologue;
@@ -467,8 +499,8 @@ exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts)
 
 		subset_trigger_blocks(opts->table_name, &prologue, &epilogue);
 		sw->frame.prologue = psprintf("%s%s", sw->frame.prologue, prologue);
-		sw->frame.epilogue = opts->setval_lines ?
-			psprintf("%s\n%s", opts->setval_lines, epilogue) : epilogue;
+		sw->frame.epilogue = setval_lines ?
+			psprintf("%s\n%s", setval_lines, epilogue) : epilogue;
 		sw->piece_epilogue = epilogue;
 	}
 	sw->frame.conflict = opts->conflict && sw->frame.insert ? pstrdup(opts->conflict) : NULL;

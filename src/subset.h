@@ -415,7 +415,7 @@ extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
 extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 								  List *extra_deps, bool extra_fragment,
 								  ExwiwQuery *q);
-extern char *subset_run_epilogue(SubsetRun *run, int file);
+extern List *subset_run_sequences(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
 
 /* error context */

@@ -199,7 +199,7 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	opts.no_column_list = t->rails_managed;
 	opts.file = EXWIW_SQL_SUBSET;
 	opts.server_file = server_file;
-	opts.setval_lines = plan->files[file].fixup ? NULL : subset_run_epilogue(run, file);
+	opts.sequences = plan->files[file].fixup ? NIL : subset_run_sequences(run, file);
 	writer = exwiw_sql_writer_create(&opts);
 	stream = exwiw_stream_open("exwiw_export", &q, writer,
 							   EXWIW_DEFAULT_CHUNK_BYTES, cxt);

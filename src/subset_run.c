@@ -63,7 +63,7 @@ struct SubsetRun
 	MemoryContext cxt;
 	EphemeralNamedRelation *enrs;	/* per set */
 	bool		inline_sets;	/* Citus: sets as CTEs of each query */
-	char	  **epilogues;		/* per file: setval lines, or NULL */
+	List	  **sequences;		/* per file: ExwiwSequenceState * */
 	ArrayType **depths;			/* per file: row depths, or NULL */
 	bool		any_mask;		/* a table of the config has masked columns */
 };
@@ -812,19 +812,44 @@ notice_filtered(SubsetRun *run, int *file)
 }
 
 /*
- * file_epilogue
- *		The setval lines of a file: one per sequence that a written
+ * copy_sequences
+ *		A copy of a list of sequence states in the current memory context
+ *		(file_sequences allocates in SPI's, which SPI_finish frees).
+ */
+static List *
+copy_sequences(List *seqs)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, seqs)
+	{
+		ExwiwSequenceState *src = lfirst(lc);
+		ExwiwSequenceState *dst = palloc(sizeof(ExwiwSequenceState));
+
+		dst->name = pstrdup(src->name);
+		dst->last_value = pstrdup(src->last_value);
+		dst->is_called = src->is_called;
+		out = lappend(out, dst);
+	}
+	return out;
+}
+
+/*
+ * file_sequences
+ *		The sequences a file sets again: one per sequence that a written
  *		column's default draws from (serial, identity, or any DEFAULT
  *		nextval('seq')), in column order, with the source sequence's own
- *		state.  NULL when there is none.
+ *		state, as ExwiwSequenceState (the SQL writer writes their setval
+ *		lines).  NIL when there is none.
  */
-static char *
-file_epilogue(SubsetRun *run, SubsetFile *f)
+static List *
+file_sequences(SubsetRun *run, SubsetFile *f)
 {
 	SubsetTable *t = &run->plan->cfg->tables[f->table];
 	Oid			argtypes[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(t->relid)};
-	StringInfoData out;
+	List	   *out = NIL;
 	List	   *done = NIL;
 	int			nest = exwiw_pin_search_path();
 	SPITupleTable *seqs;
@@ -848,7 +873,6 @@ file_epilogue(SubsetRun *run, SubsetFile *f)
 	seqs = SPI_tuptable;
 	nseqs = SPI_processed;
 
-	initStringInfo(&out);
 	for (c = 0; c < t->ncols; c++)
 	{
 		uint64		i;
@@ -859,10 +883,8 @@ file_epilogue(SubsetRun *run, SubsetFile *f)
 			Oid			seq = DatumGetObjectId(SPI_getbinval(seqs->vals[i], seqs->tupdesc, 1, &isnull));
 			int16		attnum = DatumGetInt16(SPI_getbinval(seqs->vals[i], seqs->tupdesc, 2, &isnull));
 			char	   *qname;
-			char	   *lit;
 			StringInfoData q;
-			bool		called;
-			char	   *last;
+			ExwiwSequenceState *st;
 
 			if (attnum != t->cols[c].attnum || list_member_oid(done, seq))
 				continue;
@@ -881,21 +903,15 @@ file_epilogue(SubsetRun *run, SubsetFile *f)
 			appendStringInfo(&q, "SELECT last_value::pg_catalog.text, is_called FROM %s", qname);
 			if (SPI_execute(q.data, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
 				elog(ERROR, "could not read sequence %s", qname);
-			last = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-			called = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-
-			/* the name as a string literal: ' doubled, nothing else escaped */
-			initStringInfo(&q);
-			exwiw_append_insert_value(&q, qname, strlen(qname));
-			lit = q.data;
-			if (out.len > 0)
-				appendStringInfoChar(&out, '\n');
-			appendStringInfo(&out, "SELECT pg_catalog.setval(%s, %s, %s);",
-							 lit, last, called ? "true" : "false");
+			st = palloc(sizeof(ExwiwSequenceState));
+			st->name = qname;
+			st->last_value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+			st->is_called = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+			out = lappend(out, st);
 		}
 	}
 	exwiw_restore_settings(nest);
-	return out.len > 0 ? out.data : NULL;
+	return out;
 }
 
 /*
@@ -1135,7 +1151,7 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	run->plan = plan;
 	run->cxt = cxt;
 	run->enrs = palloc0(sizeof(EphemeralNamedRelation) * Max(plan->nsets, 1));
-	run->epilogues = palloc0(sizeof(char *) * Max(plan->nfiles, 1));
+	run->sequences = palloc0(sizeof(List *) * Max(plan->nfiles, 1));
 	run->depths = palloc0(sizeof(ArrayType *) * Max(plan->nfiles, 1));
 	MemoryContextSwitchTo(old);
 
@@ -1188,18 +1204,18 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	for (i = 0; i < plan->nfiles; i++)
 	{
 		SubsetFile *f = &plan->files[i];
-		char	   *epi;
+		List	   *seqs;
 		ArrayType  *depths = NULL;
 
 		CHECK_FOR_INTERRUPTS();
 		ectx.file = i;
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		epi = file_epilogue(run, f);
+		seqs = file_sequences(run, f);
 		if (f->depth_query)
 			depths = file_depths(run, f, linitial_int(f->deps));
 		old = MemoryContextSwitchTo(cxt);
-		run->epilogues[i] = epi ? pstrdup(epi) : NULL;
+		run->sequences[i] = copy_sequences(seqs);
 		if (depths)
 			run->depths[i] = DatumGetArrayTypePCopy(PointerGetDatum(depths));
 		MemoryContextSwitchTo(old);
@@ -1265,13 +1281,13 @@ subset_run_query_over(SubsetRun *run, int i, const char *sql,
 }
 
 /*
- * subset_run_epilogue
- *		The setval lines of file i, or NULL.
+ * subset_run_sequences
+ *		The sequences file i sets again (ExwiwSequenceState *), or NIL.
  */
-char *
-subset_run_epilogue(SubsetRun *run, int i)
+List *
+subset_run_sequences(SubsetRun *run, int i)
 {
-	return run->epilogues[i];
+	return run->sequences[i];
 }
 
 /*
