@@ -19,10 +19,14 @@
  * A table's files are key ranges of its single-column primary key: a walk
  * of the key's index on the snapshot gives each file's first key (the key
  * N rows after the previous file's first), so that every file holds at most
- * N rows, is ordered by the key, and loads by itself.  Without --rows-per-file, a table with such a
- * key is one file, and with -j N its N parts (part => k, parts => N) are
- * read by N connections and joined (parts.c) into the file, byte for byte
- * the file of -j 1.  A query's files are its parts (part => k,
+ * N rows, is ordered by the key, and loads by itself.  Without --rows-per-file, a
+ * table with such a key is one file, and with -j N it is read by N
+ * connections as N key ranges that start at a statement's first row
+ * (every 10,000th row: the same walk), whose outputs concatenate (parts.c)
+ * to the file, byte for byte the file of -j 1, since exwiw_dump writes
+ * statements alone and JSON Lines are lines; a COPY file is one block, so
+ * its N parts are the server's (part => k, parts => N), each of which
+ * counts and skips rows.  A query's files are its parts (part => k,
  * parts => n, with n from a count on the snapshot), for JSON Lines only: a
  * part of an INSERT or COPY output does not load by itself.  Each part
  * counts and reads the query again up to its end, so a query's files cost
@@ -107,6 +111,55 @@ dump_call(const CliOptions *opts, const char *nsp, const char *table_lit, int n)
 }
 
 /*
+ * key_ranges
+ *		The queries of key ranges of table (regclass text) by its
+ *		single-column key (an identifier, quoted): ranges of step rows in
+ *		key order, or, when groups > 0, that many ranges of about equal
+ *		numbers of such steps; as literals of the calls' v.q, in key order,
+ *		*n of them (0 for an empty table).  Each range's first key is the
+ *		key step rows after the previous one's, found by the key's index: a
+ *		recursive walk of one index-only scan of step entries per range (a
+ *		row_number() pass costs several times as much, and is a part of
+ *		the export that no worker shares).  A range holds the keys from its
+ *		first to the next range's.
+ */
+static char **
+key_ranges(PGconn *conn, const char *table, const char *key, long step,
+		   int groups, int *n)
+{
+	char	   *q = psprintf("WITH RECURSIVE exwiw_b(k) AS (SELECT pg_catalog.min(%s) FROM %s"
+							 " UNION ALL SELECT (SELECT %s FROM %s WHERE %s OPERATOR(pg_catalog.>=) exwiw_b.k ORDER BY %s OFFSET %ld LIMIT 1)"
+							 " FROM exwiw_b WHERE exwiw_b.k IS NOT NULL), "
+							 "exwiw_c AS (SELECT exwiw_b.k, pg_catalog.row_number() OVER (ORDER BY exwiw_b.k) OPERATOR(pg_catalog.-) 1 AS i,"
+							 " pg_catalog.count(*) OVER () AS n FROM exwiw_b WHERE exwiw_b.k IS NOT NULL), "
+							 "exwiw_g AS (SELECT pg_catalog.min(exwiw_c.k) AS k FROM exwiw_c GROUP BY"
+							 " CASE WHEN CAST($3 AS pg_catalog.int8) OPERATOR(pg_catalog.=) 0 THEN exwiw_c.i"
+							 " ELSE exwiw_c.i OPERATOR(pg_catalog.*) CAST($3 AS pg_catalog.int8) OPERATOR(pg_catalog./) exwiw_c.n END) "
+							 "SELECT pg_catalog.format('SELECT * FROM %%s WHERE %%s >= %%L%%s ORDER BY %%s', "
+							 " CAST($1 AS pg_catalog.regclass), CAST($2 AS pg_catalog.text), s.k, "
+							 " CASE WHEN s.next IS NULL THEN '' ELSE pg_catalog.format(' AND %%s < %%L', CAST($2 AS pg_catalog.text), s.next) END, "
+							 " CAST($2 AS pg_catalog.text)) "
+							 "FROM (SELECT exwiw_g.k, pg_catalog.lead(exwiw_g.k) OVER (ORDER BY exwiw_g.k) AS next"
+							 " FROM exwiw_g) s ORDER BY s.k",
+							 key, table, key, table, key, key, step);
+	char	   *g = psprintf("%d", groups);
+	const char *params[3] = {table, key, g};
+	PGresult   *res;
+	char	  **calls;
+	int			i;
+
+	res = exec_params_checked(conn, q, 3, params, "could not split the table by its primary key");
+	*n = PQntuples(res);
+	calls = pg_malloc(sizeof(char *) * (*n + 1));
+	for (i = 0; i < *n; i++)
+		calls[i] = literal(conn, PQgetvalue(res, i, 0));
+	PQclear(res);
+	pg_free(q);
+	pg_free(g);
+	return calls;
+}
+
+/*
  * run_dump
  *		The dump subcommand, see the file header.  Returns the exit status.
  */
@@ -136,6 +189,7 @@ run_dump(CliOptions *opts)
 	char	   *temp;
 	char	   *call;
 	bool		join_parts = false; /* the files are parts of one */
+	bool		join_ranges = false;	/* ... key ranges of one */
 
 	outdir_check_target(opts->output_dir, opts->force, opts->quiet, NULL);
 	setup_cancel_handler_multi();
@@ -181,9 +235,29 @@ run_dump(CliOptions *opts)
 			char	   *key = pg_strdup(PQgetvalue(res, 0, 3));
 
 			PQclear(res);
-			if (opts->rows_per_file == -1)
+			if (opts->rows_per_file == -1 && jobs > 1 &&
+				strcmp(opts->dump_format, "copy") != 0)
 			{
-				/* one file; with -j N, its N parts from N connections */
+				/*
+				 * one file; with -j N, N key ranges of whole statements
+				 * (exwiw_dump writes statements alone, JSON Lines are lines:
+				 * ranges that start at a statement's first row concatenate to
+				 * the file)
+				 */
+				calls = key_ranges(conn0, table_text, key, DUMP_ROWS_PER_STATEMENT,
+								   jobs, &nfiles);
+				if (nfiles < 2)
+				{
+					nfiles = 1;
+					calls[0] = literal(conn0, psprintf("SELECT * FROM %s ORDER BY %s", table_text, key));
+				}
+				else
+					join_ranges = true;
+				names = pg_malloc(sizeof(char *) * (nfiles + 1));
+			}
+			else if (opts->rows_per_file == -1)
+			{
+				/* one file; with -j N, its N parts (COPY: one block) */
 				nfiles = jobs > 1 ? jobs : 1;
 				join_parts = jobs > 1;
 				names = pg_malloc(sizeof(char *) * (nfiles + 1));
@@ -193,34 +267,9 @@ run_dump(CliOptions *opts)
 			}
 			else
 			{
-				/*
-				 * each file's first key: the key N rows after the previous
-				 * file's first, found by the key's index (a recursive walk of
-				 * nfiles steps, each an index-only scan of N entries; a
-				 * row_number() pass costs several times as much, and is the
-				 * one part of the export that no worker shares); a file holds
-				 * the keys from its first to the next file's
-				 */
-				char	   *q = psprintf("WITH RECURSIVE exwiw_b(k) AS (SELECT pg_catalog.min(%s) FROM %s"
-										 " UNION ALL SELECT (SELECT %s FROM %s WHERE %s OPERATOR(pg_catalog.>=) exwiw_b.k ORDER BY %s OFFSET %ld LIMIT 1)"
-										 " FROM exwiw_b WHERE exwiw_b.k IS NOT NULL) "
-										 "SELECT pg_catalog.format('SELECT * FROM %%s WHERE %%s >= %%L%%s ORDER BY %%s', "
-										 " CAST($1 AS pg_catalog.regclass), CAST($2 AS pg_catalog.text), s.k, "
-										 " CASE WHEN s.next IS NULL THEN '' ELSE pg_catalog.format(' AND %%s < %%L', CAST($2 AS pg_catalog.text), s.next) END, "
-										 " CAST($2 AS pg_catalog.text)) "
-										 "FROM (SELECT exwiw_b.k, pg_catalog.lead(exwiw_b.k) OVER (ORDER BY exwiw_b.k) AS next"
-										 " FROM exwiw_b WHERE exwiw_b.k IS NOT NULL) s ORDER BY s.k",
-										 key, table_text, key, table_text, key, key,
-										 opts->rows_per_file);
-				const char *p2[2] = {table_text, key};
-
-				res = exec_params_checked(conn0, q, 2, p2, "could not split the table by its primary key");
-				nfiles = PQntuples(res);
+				calls = key_ranges(conn0, table_text, key, opts->rows_per_file, 0,
+								   &nfiles);
 				names = pg_malloc(sizeof(char *) * (nfiles + 1));
-				calls = pg_malloc(sizeof(char *) * (nfiles + 1));
-				for (i = 0; i < nfiles; i++)
-					calls[i] = literal(conn0, PQgetvalue(res, i, 0));
-				PQclear(res);
 			}
 		}
 		else
@@ -271,7 +320,7 @@ run_dump(CliOptions *opts)
 		if (parts)
 			appendStringInfo(&n, ".part%0*d", width, i + 1);
 		appendStringInfo(&n, ".%s", ext);
-		if (join_parts)
+		if (join_parts || join_ranges)
 			appendStringInfo(&n, "%s%d", PART_FILE_SUFFIX, i + 1);
 		names[i] = n.data;
 	}
@@ -334,7 +383,7 @@ run_dump(CliOptions *opts)
 		sink.format = strcmp(opts->dump_format, "copy") == 0 ? EXPORT_FORMAT_COPY :
 			strcmp(opts->dump_format, "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
 		stream_run(streams, jobs, &sink);
-		if (join_parts)
+		if (join_parts || join_ranges)
 			join_part_files();
 	}
 	for (i = 0; i < jobs; i++)
