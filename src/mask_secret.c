@@ -15,17 +15,16 @@
  * exwiw_mask_pseudonym() and exwiw_mask_noise(), which read it here, so
  * log_statement never logs it.
  *
- * Every derivation is HMAC-SHA-256 (PostgreSQL's common/hmac.h) keyed by
- * the secret, over a tag naming the mask, a NUL, then the mask's inputs
- * separated by a NUL: without the secret, a dictionary of originals cannot
- * be matched against the output.
+ * Every derivation is HMAC-SHA-256 (mask_hmac.c) keyed by the secret,
+ * over a tag naming the mask, a NUL, then the mask's inputs separated by a
+ * NUL: without the secret, a dictionary of originals cannot be matched
+ * against the output.
  *
  *-------------------------------------------------------------------------
  */
 #include "exwiw.h"
 #include "mask.h"
 
-#include "common/hmac.h"
 #include "utils/guc.h"
 
 char	   *exwiw_mask_secret = NULL;
@@ -67,35 +66,6 @@ mask_require_secret(void)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("exwiw.mask_secret is shorter than %d bytes", MASK_SECRET_MIN_LEN),
 				 errhint("Set a longer, random secret, such as the output of \"openssl rand -hex 32\".")));
-}
-
-/*
- * mask_hmac
- *		out = HMAC-SHA-256(secret, tag || NUL || a || NUL || b).  Errors out
- *		without a secret.  Allocates nothing that outlives the call.
- */
-void
-mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
-		  size_t blen, uint8 out[PG_SHA256_DIGEST_LENGTH])
-{
-	pg_hmac_ctx *ctx;
-	static const uint8 nul = 0;
-
-	mask_require_secret();
-	ctx = pg_hmac_create(PG_SHA256);
-	if (ctx == NULL ||
-		pg_hmac_init(ctx, (const uint8 *) exwiw_mask_secret, strlen(exwiw_mask_secret)) < 0 ||
-		pg_hmac_update(ctx, (const uint8 *) tag, strlen(tag)) < 0 ||
-		pg_hmac_update(ctx, &nul, 1) < 0 ||
-		pg_hmac_update(ctx, (const uint8 *) a, alen) < 0 ||
-		pg_hmac_update(ctx, &nul, 1) < 0 ||
-		pg_hmac_update(ctx, (const uint8 *) b, blen) < 0 ||
-		pg_hmac_final(ctx, out, PG_SHA256_DIGEST_LENGTH) < 0)
-	{
-		pg_hmac_free(ctx);
-		elog(ERROR, "could not compute an HMAC");
-	}
-	pg_hmac_free(ctx);
 }
 
 /*
