@@ -121,14 +121,16 @@ dump_call(const CliOptions *opts, const char *nsp, const char *table_lit, int n)
  *		recursive walk of one index-only scan of step entries per range (a
  *		row_number() pass costs several times as much, and is a part of
  *		the export that no worker shares).  A range holds the keys from its
- *		first to the next range's.
+ *		first to the next range's.  The comparisons are the key type's own
+ *		(unqualified, as the ranges' queries and ORDER BY use them), so that
+ *		a type such as citext ranges as it sorts.
  */
 static char **
 key_ranges(PGconn *conn, const char *table, const char *key, long step,
 		   int groups, int *n)
 {
 	char	   *q = psprintf("WITH RECURSIVE exwiw_b(k) AS (SELECT pg_catalog.min(%s) FROM %s"
-							 " UNION ALL SELECT (SELECT %s FROM %s WHERE %s OPERATOR(pg_catalog.>=) exwiw_b.k ORDER BY %s OFFSET %ld LIMIT 1)"
+							 " UNION ALL SELECT (SELECT %s FROM %s WHERE %s >= exwiw_b.k ORDER BY %s OFFSET %ld LIMIT 1)"
 							 " FROM exwiw_b WHERE exwiw_b.k IS NOT NULL), "
 							 "exwiw_c AS (SELECT exwiw_b.k, pg_catalog.row_number() OVER (ORDER BY exwiw_b.k) OPERATOR(pg_catalog.-) 1 AS i,"
 							 " pg_catalog.count(*) OVER () AS n FROM exwiw_b WHERE exwiw_b.k IS NOT NULL), "
