@@ -99,15 +99,15 @@ run_file_depths(SubsetRun *run, SubsetFile *f, int fset)
 	ArrayType  *result;
 	int			nest = exwiw_pin_search_path();
 	Withhold	w = run_withhold_for_query(run, f->table, f->fragment, false,
-									   list_make1_int(fset));
+										   list_make1_int(fset));
 	MemoryContext old = CurrentMemoryContext;
 
 	if (run->inline_sets)
 	{
 		bool		isnull;
 		char	   *count = run_with_sets(run, psprintf("SELECT pg_catalog.count(*) FROM %s",
-													run->plan->sets[fset].name),
-									  list_make1_int(fset));
+														run->plan->sets[fset].name),
+										  list_make1_int(fset));
 
 		if (run_query(count, w) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not count the rows of a self-referencing table");
