@@ -7,6 +7,10 @@
 #   concatenate to exwiw_dump_jsonl of the table; SQL and COPY files that
 #   each load by themselves (loaded in reverse order) into an empty copy of
 #   the table, which then equals the source (EXCEPT both ways);
+# - a text key (upper case, lower case, non-ASCII): files that split where
+#   the key's own order says;
+# - one file with -j 2: two key ranges of whole statements, joined into
+#   -j 1's file (sql, jsonl);
 # - without --rows-per-file: one file, exwiw_dump's bytes (10,000 rows per
 #   INSERT);
 # - --query --format=jsonl --rows-per-file: the query's parts, -j 2;
@@ -55,6 +59,31 @@ if [ "$(cat "$work"/jsonl.3/* | wc -l)" -eq 25000 ] &&
 else
 	not_ok "dump --format=jsonl: not the table's JSON Lines"
 fi
+# a text key: the files split where the key's own order says
+psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+CREATE TABLE "Sales".words (w text PRIMARY KEY, n int);
+INSERT INTO "Sales".words SELECT CASE g % 3 WHEN 0 THEN upper(md5(g::text)) WHEN 1 THEN md5(g::text) ELSE 'é' || g END, g
+FROM generate_series(1, 5000) g;
+SQL
+exwiw dump --table='"Sales".words' --format=jsonl --rows-per-file=700 -j 2 -o "$work/words"
+if [ "$(ls "$work/words" | wc -l)" -eq 8 ] &&
+	! wc -l "$work"/words/* | grep -v total | awk '$1 > 700 { exit 1 }' | grep -q . &&
+	psql -X -At -c "SELECT exwiw_dump_jsonl('SELECT * FROM \"Sales\".words ORDER BY w')" | cmp -s - <(cat "$work"/words/*); then
+	ok "dump --rows-per-file=700 of a text key: 8 files that concatenate to the table in key order"
+else
+	not_ok "dump of a text key: not the table's JSON Lines in key order"
+fi
+# one file, -j 2: two key ranges of whole statements (10,000 and 15,000
+# rows), joined; the file equals -j 1's
+for fmt in sql jsonl; do
+	exwiw dump --table="$t" --format=$fmt -j 1 -o "$work/one.$fmt.1"
+	exwiw dump --table="$t" --format=$fmt -j 2 -o "$work/one.$fmt.2" --log-level=debug 2>"$work/one.log"
+	if same_dirs "$work/one.$fmt.1" "$work/one.$fmt.2" && grep -q 'joined 2 parts' "$work/one.log"; then
+		ok "dump --format=$fmt -j 2 of 25,000 rows: two key ranges joined, the file equals -j 1's"
+	else
+		not_ok "dump --format=$fmt -j 2: the joined file differs from -j 1's"
+	fi
+done
 # SQL and COPY: each file loads by itself
 for fmt in sql copy; do
 	psql -X -q -c 'TRUNCATE "Sales".items_copy'
