@@ -132,4 +132,17 @@ exwiw_json_lex_free(JsonLexContext *lex)
 	pg_b64_encode((const char *) (src), (len), (dst), (dstlen))
 #endif
 
+/*
+ * A function that does not return (it ereports), declared in a header:
+ * 18 spells it pg_noreturn before the declaration, older majors
+ * pg_attribute_noreturn() after it.
+ */
+#if PG_VERSION_NUM >= 180000
+#define EXWIW_NORETURN_BEGIN pg_noreturn
+#define EXWIW_NORETURN_END
+#else
+#define EXWIW_NORETURN_BEGIN
+#define EXWIW_NORETURN_END pg_attribute_noreturn()
+#endif
+
 #endif							/* EXWIW_COMPAT_H */
