@@ -164,7 +164,7 @@ typedef enum ExwiwSqlFile
 	EXWIW_SQL_STREAM,
 	EXWIW_SQL_FILE,
 	EXWIW_SQL_SUBSET
-}			ExwiwSqlFile;
+} ExwiwSqlFile;
 
 /* A sequence's state, as a file sets it again (setval). */
 typedef struct ExwiwSequenceState
@@ -172,7 +172,7 @@ typedef struct ExwiwSequenceState
 	const char *name;			/* schema-qualified, quoted as needed */
 	const char *last_value;		/* its text output */
 	bool		is_called;
-}			ExwiwSequenceState;
+} ExwiwSequenceState;
 
 typedef struct ExwiwSqlWriterOptions
 {

@@ -35,7 +35,7 @@ typedef struct Sha256
 	uint8		buf[SHA256_BLOCK];
 	size_t		buflen;			/* bytes in buf */
 	uint64		total;			/* bytes hashed, buf's included */
-}			Sha256;
+} Sha256;
 
 static const uint32 sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -133,7 +133,7 @@ sha256_compress(uint32 h[8], const uint8 *block)
  *		for the initial value, a block for a keyed state).
  */
 static void
-sha256_start(Sha256 * s, const uint32 h[8], uint64 done)
+sha256_start(Sha256 *s, const uint32 h[8], uint64 done)
 {
 	memcpy(s->h, h, sizeof(s->h));
 	s->buflen = 0;
@@ -145,7 +145,7 @@ sha256_start(Sha256 * s, const uint32 h[8], uint64 done)
  *		Hash len bytes of data.
  */
 static void
-sha256_update(Sha256 * s, const uint8 *data, size_t len)
+sha256_update(Sha256 *s, const uint8 *data, size_t len)
 {
 	if (len == 0)
 		return;
@@ -179,7 +179,7 @@ sha256_update(Sha256 * s, const uint8 *data, size_t len)
  *		endian) and the state's words, big endian.
  */
 static void
-sha256_final(Sha256 * s, uint8 out[PG_SHA256_DIGEST_LENGTH])
+sha256_final(Sha256 *s, uint8 out[PG_SHA256_DIGEST_LENGTH])
 {
 	uint64		bits = s->total * 8;
 	int			i;

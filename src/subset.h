@@ -249,14 +249,14 @@ typedef struct SubsetIds
 	int			dims[2];
 	int			nvalues;
 	char	  **values;
-}			SubsetIds;
+} SubsetIds;
 
 /* The ids of one named id space (ids_by_space). */
 typedef struct SubsetSpaceIds
 {
 	const char *space;
 	SubsetIds	ids;
-}			SubsetSpaceIds;
+} SubsetSpaceIds;
 
 /*
  * SubsetRequest
@@ -273,7 +273,7 @@ typedef struct SubsetRequest
 	const char *target;
 	SubsetIds	ids;			/* the default id space */
 	List	   *spaces;			/* SubsetSpaceIds *, by name */
-}			SubsetRequest;
+} SubsetRequest;
 
 /* A plan: sets in the order they are computed, files in load order. */
 typedef struct SubsetPlan
@@ -387,7 +387,7 @@ extern void subset_check_fragment(const char *funcname, SubsetTable *t,
 								  bool is_filter);
 
 /* subset_plan.c */
-extern SubsetPlan *subset_plan_build(const SubsetRequest * req);
+extern SubsetPlan *subset_plan_build(const SubsetRequest *req);
 extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias);
@@ -396,11 +396,11 @@ extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
 extern void subset_plan_check_decided(SubsetPlan *plan);
 
 /* subset_request.c */
-extern void subset_ids_from_array(ArrayType *ids, SubsetIds * out);
-extern void subset_request_init(SubsetRequest * req, const char *funcname,
+extern void subset_ids_from_array(ArrayType *ids, SubsetIds *out);
+extern void subset_request_init(SubsetRequest *req, const char *funcname,
 								SubsetConfig *cfg, const char *target,
 								ArrayType *ids, Jsonb *ids_by_space);
-extern const SubsetIds *subset_request_space(const SubsetRequest * req,
+extern const SubsetIds *subset_request_space(const SubsetRequest *req,
 											 const char *space);
 
 /* subset_delete.c */

@@ -434,7 +434,7 @@ cfg_parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 		snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].name", i);
 		c->name = cfg_get_string(p, cv, "name", pstrdup(p->keybuf), false);
 		c->attnum = cfg_column_attnum(t->relid, c->name, &c->typid, &c->typmod,
-								  NULL, &generated, &identity);
+									  NULL, &generated, &identity);
 		p->ectx.key = pstrdup(p->keybuf);
 		if (c->attnum == InvalidAttrNumber)
 			ereport(ERROR,

@@ -94,7 +94,7 @@ cfg_parse_reverse_and_batch(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbVal
 				continue;
 			}
 			cfg_parse_cols(p, &cfg->tables[arm->table], cfg_json_get(a, "column"),
-					   psprintf("%s.column", key), &arm->col);
+						   psprintf("%s.column", key), &arm->col);
 			if (arm->col.n != 1)
 			{
 				p->ectx.key = psprintf("%s.column", key);
@@ -124,7 +124,7 @@ cfg_parse_reverse_and_batch(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbVal
 							t->name, tab)));
 		size = cfg_json_get(b, "size");
 		t->batch_size = cfg_parse_positive(p, size, "batch_scope.size",
-									   SUBSET_DEFAULT_BATCH);
+										   SUBSET_DEFAULT_BATCH);
 	}
 }
 
@@ -134,7 +134,7 @@ cfg_parse_reverse_and_batch(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbVal
  */
 void
 cfg_parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv,
-				  List **edges)
+					  List **edges)
 {
 	SubsetTable *t = &cfg->tables[idx];
 	JsonbValue *bv = cfg_json_get(tv, "belongs_tos");

@@ -114,7 +114,7 @@ cfg_allowed_list(const char *const *keys)
  */
 void
 cfg_check_keys(ConfigParse *p, JsonbValue *v, const char *const *allowed,
-		   const char *prefix)
+			   const char *prefix)
 {
 	JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
 	JsonbValue	k;
@@ -168,7 +168,7 @@ cfg_type_error(ConfigParse *p, const char *key, const char *want, JsonbValue *v)
  */
 char *
 cfg_get_string(ConfigParse *p, JsonbValue *obj, const char *key,
-		   const char *keypath, bool nullable)
+			   const char *keypath, bool nullable)
 {
 	JsonbValue *v = cfg_json_get(obj, key);
 

@@ -82,7 +82,7 @@ append_qualified(StringInfo buf, SubsetTable *t, const char *column)
  *		there are none or they are not a one-dimensional list.
  */
 static char *
-ids_condition(const SubsetIds * ids)
+ids_condition(const SubsetIds *ids)
 {
 	int			i;
 	StringInfoData s;

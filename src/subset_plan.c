@@ -1030,7 +1030,7 @@ plan_error_context(void *arg)
  *		Plan the export of the rows of target with primary keys ids, once.
  */
 static SubsetPlan *
-plan_build_once(const SubsetRequest * req)
+plan_build_once(const SubsetRequest *req)
 {
 	Planner		pl;
 	SubsetPlan *plan = palloc0(sizeof(SubsetPlan));
@@ -1104,7 +1104,7 @@ plan_build_once(const SubsetRequest * req)
  *		Each retry turns off at least one cascade, so this ends.
  */
 SubsetPlan *
-subset_plan_build(const SubsetRequest * req)
+subset_plan_build(const SubsetRequest *req)
 {
 	SubsetConfig *cfg = req->cfg;
 	MemoryContext cxt = CurrentMemoryContext;

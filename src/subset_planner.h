@@ -94,11 +94,11 @@ typedef struct PlannerRel
 	int			building;		/* the seed and its set */
 	int			rows_state;		/* the predicate and exwiw_f */
 	int			x_state;		/* exwiw_x */
-}			PlannerRel;
+} PlannerRel;
 
 typedef struct Planner
 {
-	const		SubsetRequest *req; /* what was asked: target, ids */
+	const SubsetRequest *req;	/* what was asked: target, ids */
 	const char *funcname;
 	SubsetConfig *cfg;
 	SubsetPlan *plan;

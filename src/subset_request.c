@@ -32,7 +32,7 @@
  *		and its values as C strings, NULL for a NULL element.
  */
 void
-subset_ids_from_array(ArrayType *ids, SubsetIds * out)
+subset_ids_from_array(ArrayType *ids, SubsetIds *out)
 {
 	Datum	   *elems;
 	bool	   *nulls;
@@ -56,7 +56,7 @@ subset_ids_from_array(ArrayType *ids, SubsetIds * out)
  *		one-dimensional list.
  */
 static void
-space_values(const char *name, JsonbValue *v, SubsetIds * out)
+space_values(const char *name, JsonbValue *v, SubsetIds *out)
 {
 	JsonbIterator *it;
 	JsonbValue	e;
@@ -113,7 +113,7 @@ request_error_context(void *arg)
  *		function funcname.
  */
 void
-subset_request_init(SubsetRequest * req, const char *funcname,
+subset_request_init(SubsetRequest *req, const char *funcname,
 					SubsetConfig *cfg, const char *target, ArrayType *ids,
 					Jsonb *ids_by_space)
 {
@@ -162,8 +162,8 @@ subset_request_init(SubsetRequest * req, const char *funcname,
  *		The ids of id space `space` ("default" or NULL: the ids), or NULL
  *		when none were given for it.
  */
-const		SubsetIds *
-subset_request_space(const SubsetRequest * req, const char *space)
+const SubsetIds *
+subset_request_space(const SubsetRequest *req, const char *space)
 {
 	ListCell   *lc;
 

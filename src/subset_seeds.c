@@ -73,7 +73,7 @@
  *		id.  Sets *nids.  what names the columns in messages.
  */
 static char **
-ids_arrays(SubsetTable *t, const SubsetCols *cols, const SubsetIds * ids,
+ids_arrays(SubsetTable *t, const SubsetCols *cols, const SubsetIds *ids,
 		   int *nids, const char *what)
 {
 	int			nk = cols->n;
@@ -796,7 +796,7 @@ again:
 static void
 decide_sources(Planner *pl)
 {
-	const		SubsetRequest *req = pl->req;
+	const SubsetRequest *req = pl->req;
 	SubsetConfig *cfg = pl->cfg;
 	SubsetPlan *plan = pl->plan;
 	SubsetTable *target = plan->target >= 0 ? &cfg->tables[plan->target] : NULL;
@@ -830,7 +830,7 @@ decide_sources(Planner *pl)
 	for (i = 0; i < pl->nt; i++)
 	{
 		SubsetTable *t = &cfg->tables[i];
-		const		SubsetIds *a;
+		const SubsetIds *a;
 		const char *space = t->id_space ? t->id_space : "default";
 
 		if (t->ignore)
