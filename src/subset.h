@@ -396,7 +396,6 @@ extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
 extern void subset_plan_check_decided(SubsetPlan *plan);
 
 /* subset_request.c */
-extern void subset_ids_from_array(ArrayType *ids, SubsetIds *out);
 extern void subset_request_init(SubsetRequest *req, const char *funcname,
 								SubsetConfig *cfg, const char *target,
 								ArrayType *ids, Jsonb *ids_by_space);

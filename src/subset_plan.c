@@ -548,20 +548,11 @@ plan_files(Planner *pl)
 					}
 					if (pl->rel[ti].shadowed != NIL)
 					{
-						/* the arm that decides every row */
-						foreach(lc, pl->rel[ti].seed_edges)
-						{
-							SubsetEdge *a = &cfg->edges[lfirst_int(lc)];
+						SubsetEdge *a = &cfg->edges[pl->rel[ti].all_arm];
 
-							if (!SubsetEdgeIsPolymorphic(a) && subset_edge_not_null(cfg, a))
-							{
-								appendStringInfo(&rule, ": %s.", t->name);
-								subset_append_cols(&rule, NULL, &a->fk);
-								appendStringInfoString(&rule, " is never NULL");
-								break;
-							}
-						}
-						appendStringInfoChar(&rule, ')');
+						appendStringInfo(&rule, ": %s.", t->name);
+						subset_append_cols(&rule, NULL, &a->fk);
+						appendStringInfoString(&rule, " is never NULL)");
 					}
 					break;
 				}
@@ -1062,6 +1053,7 @@ plan_build_once(const SubsetRequest *req)
 	for (i = 0; i < nt; i++)
 	{
 		pl.rel[i].pos = -1;
+		pl.rel[i].all_arm = -1;
 		pl.rel[i].dist = -1;
 		pl.rel[i].path = -1;
 		pl.rel[i].sset = pl.rel[i].xset = pl.rel[i].fset = -1;

@@ -62,8 +62,8 @@ typedef struct PlannerRel
 	/* the seed: the rows the table contributes on its own */
 	SeedKind	kind;
 	List	   *seed_edges;		/* PATH/CASCADE: edge indexes (arms) */
-	List	   *shadowed;		/* edges to tied parents after an arm that
-								 * decides every row: no arms */
+	int			all_arm;		/* the arm that decides every row, or -1 */
+	List	   *shadowed;		/* edges to tied parents after it: no arms */
 	List	   *rev_arms;		/* REVERSE: SubsetReverseArm * */
 	char	  **ids_lits;		/* TARGET/DIRECT: array literals per column */
 	char	   *seed;			/* seed predicate, or NULL */

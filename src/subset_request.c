@@ -27,12 +27,12 @@
 #include "utils/numeric.h"
 
 /*
- * subset_ids_from_array
+ * ids_from_array
  *		Decode ids (text[], not NULL) into *out: its dimensions as given
  *		and its values as C strings, NULL for a NULL element.
  */
-void
-subset_ids_from_array(ArrayType *ids, SubsetIds *out)
+static void
+ids_from_array(ArrayType *ids, SubsetIds *out)
 {
 	Datum	   *elems;
 	bool	   *nulls;
@@ -121,7 +121,7 @@ subset_request_init(SubsetRequest *req, const char *funcname,
 	req->funcname = funcname;
 	req->cfg = cfg;
 	req->target = target;
-	subset_ids_from_array(ids, &req->ids);
+	ids_from_array(ids, &req->ids);
 	if (ids_by_space != NULL)
 	{
 		JsonbIterator *it = JsonbIteratorInit(&ids_by_space->root);

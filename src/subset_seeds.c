@@ -1609,25 +1609,17 @@ seed_reaches(Planner *pl, int from, int to, bool *seen)
 }
 
 /*
- * arms_decide_all
- *		Does an arm of table ti's seed decide every row of ti?  An arm that
- *		is not polymorphic, on columns that are all NOT NULL: each row
- *		references a parent through it, and a later arm takes only the rows
- *		whose earlier arms' keys are NULL (append_undecided_before).
+ * arm_decides_all
+ *		Does arm e decide every row of its table?  When it is not
+ *		polymorphic and its columns are all NOT NULL (nn: subset_edge_not_null
+ *		of e): each row references a parent through it, and a later arm takes
+ *		only the rows whose earlier arms' keys are NULL
+ *		(append_undecided_before).
  */
 static bool
-arms_decide_all(Planner *pl, int ti)
+arm_decides_all(SubsetEdge *e, bool nn)
 {
-	ListCell   *lc;
-
-	foreach(lc, pl->rel[ti].seed_edges)
-	{
-		SubsetEdge *a = &pl->cfg->edges[lfirst_int(lc)];
-
-		if (!SubsetEdgeIsPolymorphic(a) && subset_edge_not_null(pl->cfg, a))
-			return true;
-	}
-	return false;
+	return nn && !SubsetEdgeIsPolymorphic(e);
 }
 
 /*
@@ -1642,8 +1634,8 @@ arms_decide_all(Planner *pl, int ti)
  *		is then left out, and listed in pl->cycle_arms).  Edges whose columns are NOT NULL go
  *		first, so that a cycle is cut at a nullable edge where it can be;
  *		ties by the path order of edges.  An edge after an arm that decides
- *		every row (arms_decide_all) would take no row: it is no arm, and is
- *		listed in the table's shadowed edges.  Tables with batch_scope keep
+ *		every row (arm_decides_all, kept in the table's all_arm) would take
+ *		no row: it is no arm, and is listed in the table's shadowed edges.  Tables with batch_scope keep
  *		their single path, which the batches slice.
  */
 static void
@@ -1651,10 +1643,29 @@ add_other_arms(Planner *pl)
 {
 	SubsetConfig *cfg = pl->cfg;
 	int		   *cand = palloc(sizeof(int) * Max(cfg->nedges, 1));
+	bool	   *nn = palloc(sizeof(bool) * Max(cfg->nedges, 1));
 	bool	   *seen = palloc(sizeof(bool) * Max(pl->nt, 1));
 	int			n = 0;
 	int			pass;
 	int			i;
+	ListCell   *lc;
+
+	/* the arms so far (the path's, and its polymorphic siblings') */
+	for (i = 0; i < pl->nt; i++)
+	{
+		if (pl->rel[i].kind != SEED_PATH)
+			continue;
+		foreach(lc, pl->rel[i].seed_edges)
+		{
+			SubsetEdge *a = &cfg->edges[lfirst_int(lc)];
+
+			if (arm_decides_all(a, subset_edge_not_null(cfg, a)))
+			{
+				pl->rel[i].all_arm = lfirst_int(lc);
+				break;
+			}
+		}
+	}
 
 	for (i = 0; i < cfg->nedges; i++)
 	{
@@ -1670,6 +1681,8 @@ add_other_arms(Planner *pl)
 	}
 	cmp_cfg = cfg;
 	qsort(cand, n, sizeof(int), edge_order_cmp);
+	for (i = 0; i < n; i++)
+		nn[i] = subset_edge_not_null(cfg, &cfg->edges[cand[i]]);
 	for (pass = 0; pass < 2; pass++)
 	{
 		for (i = 0; i < n; i++)
@@ -1677,9 +1690,9 @@ add_other_arms(Planner *pl)
 			SubsetEdge *e = &cfg->edges[cand[i]];
 
 			CHECK_FOR_INTERRUPTS();
-			if (subset_edge_not_null(cfg, e) != (pass == 0))
+			if (nn[i] != (pass == 0))
 				continue;
-			if (arms_decide_all(pl, e->child))
+			if (pl->rel[e->child].all_arm >= 0)
 			{
 				/* an earlier arm decides every row: this one would take none */
 				pl->rel[e->child].shadowed = lappend_int(pl->rel[e->child].shadowed,
@@ -1693,9 +1706,12 @@ add_other_arms(Planner *pl)
 				continue;
 			}
 			pl->rel[e->child].seed_edges = lappend_int(pl->rel[e->child].seed_edges, cand[i]);
+			if (arm_decides_all(e, nn[i]))
+				pl->rel[e->child].all_arm = cand[i];
 		}
 	}
 	pfree(cand);
+	pfree(nn);
 	pfree(seen);
 }
 
