@@ -18,15 +18,15 @@
  *
  * A table's files are key ranges of its single-column primary key: a walk
  * of the key's index on the snapshot gives each file's first key (the key
- * N rows after the previous file's first), so that every file holds at most
- * N rows, is ordered by the key, and loads by itself.  Without --rows-per-file, a
- * table with such a key is one file, and with -j N it is read by N
- * connections as N key ranges that start at a statement's first row
- * (every 10,000th row: the same walk), whose outputs concatenate (parts.c)
- * to the file, byte for byte the file of -j 1, since exwiw_dump writes
- * statements alone and JSON Lines are lines; a COPY file is one block, so
- * its N parts are the server's (part => k, parts => N), each of which
- * counts and skips rows.  A query's files are its parts (part => k,
+ * N rows after the previous file's first), so that every file holds at
+ * most N rows, is ordered by the key, and loads by itself.  Without
+ * --rows-per-file, a table with such a key is one file, and with -j N it
+ * is read by N connections as N key ranges that start at a statement's
+ * first row (every 10,000th row: the same walk), whose outputs concatenate
+ * (parts.c) to the file, byte for byte the file of -j 1, since exwiw_dump
+ * writes statements alone and JSON Lines are lines; a COPY file is one
+ * block, so its N parts are the server's (part => k, parts => N), each of
+ * which counts and skips rows.  A query's files are its parts (part => k,
  * parts => n, with n from a count on the snapshot), for JSON Lines only: a
  * part of an INSERT or COPY output does not load by itself.  Each part
  * counts and reads the query again up to its end, so a query's files cost
