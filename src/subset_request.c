@@ -61,37 +61,33 @@ space_values(const char *name, JsonbValue *v, SubsetIds *out)
 	JsonbIterator *it;
 	JsonbValue	e;
 	JsonbIteratorToken tok;
-	List	   *vals = NIL;
-	ListCell   *lc;
-	int			i = 0;
+	int			n = 0;
 
 	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ids of id space \"%s\" must be a JSON array", name)));
+	out->values = palloc(sizeof(char *) *
+						 Max(JsonContainerSize(v->val.binary.data), 1));
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
 		if (tok != WJB_ELEM)
 			continue;
 		if (e.type == jbvString)
-			vals = lappend(vals, pnstrdup(e.val.string.val, e.val.string.len));
+			out->values[n++] = pnstrdup(e.val.string.val, e.val.string.len);
 		else if (e.type == jbvNumeric)
-			vals = lappend(vals,
-						   DatumGetCString(DirectFunctionCall1(numeric_out,
-															   NumericGetDatum(e.val.numeric))));
+			out->values[n++] = DatumGetCString(DirectFunctionCall1(numeric_out,
+																   NumericGetDatum(e.val.numeric)));
 		else
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("ids of id space \"%s\" must be strings or numbers", name)));
 	}
-	out->nvalues = list_length(vals);
-	out->ndims = out->nvalues == 0 ? 0 : 1;
-	out->dims[0] = out->nvalues;
+	out->nvalues = n;
+	out->ndims = n == 0 ? 0 : 1;
+	out->dims[0] = n;
 	out->dims[1] = 0;
-	out->values = palloc(sizeof(char *) * Max(out->nvalues, 1));
-	foreach(lc, vals)
-		out->values[i++] = lfirst(lc);
 }
 
 /*
