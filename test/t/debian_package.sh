@@ -112,7 +112,15 @@ else
 	not_ok "postgresql-$PG_MAJOR-exwiw's Depends: $(dpkg-deb -f "$ext_deb" Depends)"
 fi
 
-# 3. install
+# 3. install: the packages are the machine's, so two runs of this test (two
+# checkouts' suites at once) take turns from here until they are removed
+# again (the lock is held until the script exits, after cleanup; the
+# servers the demo and the autopkgtest start do not inherit it: 9>&-)
+exec 9>/var/lock/exwiw-debian-package.lock
+if ! flock -n 9; then
+	echo "waiting for another run of debian_package to remove its packages"
+	flock 9
+fi
 for p in exwiw "postgresql-$PG_MAJOR-exwiw"; do
 	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 		installed_before+=("$p")
@@ -137,7 +145,7 @@ else
 fi
 
 # 4. the README's demo, against the installed packages
-if EXWIW_INSTALLED=1 EXWIW_PORT=$((${PGPORT:-$(exwiw_port)} + 5)) bash "$root/test/demo" >"$work/demo.log" 2>&1 &&
+if EXWIW_INSTALLED=1 EXWIW_PORT=$((${PGPORT:-$(exwiw_port)} + 5)) bash "$root/test/demo" >"$work/demo.log" 2>&1 9>&- &&
 	grep -q 'OK: the exwiw command wrote the same' "$work/demo.log" &&
 	grep -q 'using the installed exwiw: /usr/bin/exwiw' "$work/demo.log"; then
 	ok "test/demo against the installed packages"
@@ -151,7 +159,7 @@ fi
 #    cluster listens on localhost, on PGPORT)
 chown -R postgres: "$work/exwiw"
 if (cd "$work/exwiw" && runuser -u postgres -- env PGPORT=$((${PGPORT:-$(exwiw_port)} + 6)) \
-	debian/tests/installcheck) >"$work/installcheck.log" 2>&1; then
+	debian/tests/installcheck) >"$work/installcheck.log" 2>&1 9>&-; then
 	ok "debian/tests/installcheck: $(grep -cE '^(ok|test) .* \.\.\. ok|^ok [0-9]+ ' "$work/installcheck.log") pg_regress tests"
 else
 	tail -n 60 "$work/installcheck.log"
