@@ -113,6 +113,9 @@ ids_condition(const SubsetIds *ids)
 	return s.data;
 }
 
+static char *build_chain_condition(Planner *pl, int ti, const char *ids,
+								   int depth);
+
 /*
  * chain_condition
  *		The rows of table ti that the target database ties to the target:
@@ -122,10 +125,30 @@ ids_condition(const SubsetIds *ids)
  *		(one column, not polymorphic, not cut from a cycle) at every table
  *		up to the target.  Filters are left out, as the
  *		Ruby client leaves them out: the rows a filter kept out of the
- *		export would otherwise stay behind their deleted parents.
+ *		export would otherwise stay behind their deleted parents.  Built
+ *		once per table and kept (PlannerRel.chain_cond), for one ids.
  */
 static char *
 chain_condition(Planner *pl, int ti, const char *ids, int depth)
+{
+	PlannerRel *rel = &pl->rel[ti];
+
+	if (!rel->chain_done)
+	{
+		rel->chain_cond = build_chain_condition(pl, ti, ids, depth);
+		rel->chain_done = true;
+	}
+	return rel->chain_cond;
+}
+
+/*
+ * build_chain_condition
+ *		chain_condition's text for table ti, its parent's taken from
+ *		chain_condition (each table's is built once: a chain of n tables
+ *		writes n conditions, not n of each depth).
+ */
+static char *
+build_chain_condition(Planner *pl, int ti, const char *ids, int depth)
 {
 	SubsetConfig *cfg = pl->cfg;
 	SubsetEdge *e;

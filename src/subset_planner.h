@@ -90,6 +90,10 @@ typedef struct PlannerRel
 	bool		pred_frag;
 	List	   *pred_deps;
 
+	/* its delete file: the chain to the target (subset_delete.c) */
+	char	   *chain_cond;		/* the condition, or NULL: none */
+	bool		chain_done;		/* chain_cond is computed */
+
 	/* recursion guards: 0, 1 building, 2 built */
 	int			building;		/* the seed and its set */
 	int			rows_state;		/* the predicate and exwiw_f */
