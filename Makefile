@@ -6,7 +6,8 @@
 #   test/run                      everything, in a throwaway cluster (see README)
 
 MODULE_big = exwiw
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+# src/ by subsystem (src/exwiw.h maps it); every .c of every directory
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 
 EXTENSION = exwiw
 DATA = $(wildcard exwiw--*.sql)
@@ -16,6 +17,8 @@ PGFILEDESC = "exwiw - export what I want"
 REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=exwiw
 
+# our headers by their directory: #include "subset/subset.h"
+PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
 PG_CONFIG ?= pg_config
@@ -23,7 +26,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # every object depends on every header: PGXS tracks no header dependencies
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 
 # The file sinks compress with the zlib the server links, and with libzstd
 # when the server was built with it (pg_config.h: USE_ZSTD).

@@ -20,7 +20,7 @@
  */
 #include "cli.h"
 
-#include "../src/compat.h"
+#include "../src/common/compat.h"
 
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"

@@ -7,7 +7,7 @@
  *-------------------------------------------------------------------------
  */
 #include "exwiw.h"
-#include "mask.h"
+#include "mask/mask.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

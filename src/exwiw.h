@@ -11,10 +11,10 @@
  *	settings.c		pinning DateStyle & co. while values are formatted
  *	query_check.c	refusing anything but a single read-only SELECT
  *	stream.c		executor + DestReceiver + chunking: the streaming engine
- *	sql_writer.c	INSERT and COPY rows: values to text, framed by sql_text.c
+ *	dump_writer.c	INSERT and COPY rows: values to text, framed by sql_text.c
  *	srf.c			value-per-call plumbing shared by the streaming SRFs
  *	exwiw.c			module magic and shared argument checks
- *	dump.c			exwiw_dump(), the SQL-callable SRF
+ *	dump_funcs.c			exwiw_dump(), the SQL-callable SRF
  *	sink.h			server-side file sinks and \copy lines (own header)
  *
  * A "stream" runs one query through a cursor and hands every row to a
@@ -35,7 +35,7 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
-#include "sql_text.h"
+#include "common/sql_text.h"
 #include "tcop/cmdtag.h"
 #include "utils/queryenvironment.h"
 
@@ -135,7 +135,7 @@ extern bool exwiw_error_is_plain(int sqlerrcode);
 extern void exwiw_withhold_error(MemoryContext cxt, const char *table,
 								 const char *masked_columns, const char *keys);
 
-/* sql_writer.c */
+/* dump_writer.c */
 typedef enum ExwiwSqlFormat
 {
 	EXWIW_FORMAT_INSERT,

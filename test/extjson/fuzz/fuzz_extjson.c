@@ -22,8 +22,8 @@
 
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
-#include "compat.h"
-#include "extjson.h"
+#include "common/compat.h"
+#include "common/extjson.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_sql.c
- *	  libFuzzer target for the text of the dump format (src/sql_text.c):
+ *	  libFuzzer target for the text of the dump format (src/common/sql_text.c):
  *	  values, identifiers and the framing of rows into INSERT statements
  *	  or a COPY block, cut into chunks as the stream cuts them.
  *
@@ -13,7 +13,7 @@
  * table name, the column names and the values, separated by 0xFF (0xFE
  * alone is NULL; a NUL byte, which no text value holds, is dropped).  The
  * target frames the rows with the same calls as the SQL writer, closes a
- * chunk where the stream (src/stream.c) closes one, and then checks,
+ * chunk where the stream (src/dump/stream.c) closes one, and then checks,
  * besides ASan, UBSan and LeakSanitizer:
  *
  *	- every chunk but the last reached the chunk size and ends a row;
@@ -26,7 +26,7 @@
  */
 #include "postgres_fe.h"
 
-#include "sql_text.h"
+#include "common/sql_text.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

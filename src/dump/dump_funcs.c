@@ -1,0 +1,163 @@
+/*-------------------------------------------------------------------------
+ *
+ * dump_funcs.c
+ *	  exwiw_dump() and exwiw_dump_jsonl(): stream any query as one INSERT
+ *	  statement (or COPY block), or as JSON Lines of Relaxed Extended JSON,
+ *	  in text chunks.
+ *
+ *	  exwiw_dump(query text, table_name text,
+ *				 rows_per_statement integer DEFAULT NULL,
+ *				 format text DEFAULT 'insert',
+ *				 chunk_bytes integer DEFAULT 262144,
+ *				 part integer DEFAULT NULL, parts integer DEFAULT NULL)
+ *		RETURNS SETOF text
+ *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
+ *					   omit_nulls boolean DEFAULT false,
+ *					   chunk_bytes integer DEFAULT 262144,
+ *					   part integer DEFAULT NULL, parts integer DEFAULT NULL)
+ *		RETURNS SETOF text
+ *	  exwiw_file_prologue() RETURNS text
+ *
+ * part => k, parts => n: only the k-th of n parts of the output, split
+ * between rows by row count, so that the parts' outputs concatenate to the
+ * whole output (stream.c).
+ *
+ * exwiw_dump writes the statements alone; exwiw_file_prologue gives the
+ * lines that make them a whole file when written from the client's end.
+ * Each plugs a writer (dump_writer.c, extjson_lines.c) into the streaming
+ * engine (stream.c).
+ * A value-per-call set-returning function: in a target list
+ * (SELECT exwiw_dump(...)) every call formats just enough rows for one
+ * chunk, so the backend holds one chunk at a time however large the result.
+ * In FROM (SELECT * FROM exwiw_dump(...)) PostgreSQL's FunctionScan
+ * collects all chunks in a tuplestore first; that works, but buffers.
+ *
+ * The consumer may stop early (LIMIT, cancel, an error): the cursor is
+ * closed by an ExprContext shutdown callback, never by relying on a last
+ * call that may not come.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(exwiw_dump);
+PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
+PG_FUNCTION_INFO_V1(exwiw_file_prologue);
+
+/*
+ * exwiw_file_prologue
+ *		SQL entry point: the lines a whole file starts with (dump_writer.c),
+ *		for a file made of this session's output, so naming the encoding
+ *		that output reaches the client in; without the final newline,
+ *		which psql -XAt adds.
+ */
+Datum
+exwiw_file_prologue(PG_FUNCTION_ARGS)
+{
+	char	   *lines = exwiw_sql_file_prologue(EXWIW_SQL_FILE, false);
+	int			len = strlen(lines);
+
+	Assert(len > 0 && lines[len - 1] == '\n');
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(lines, len - 1));
+}
+
+/*
+ * exwiw_dump
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_dump(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		const char *fn = "exwiw_dump";
+		char	   *query;
+		char	   *table_name;
+		int64		rows_per_statement;
+		ExwiwSqlFormat format;
+		int			chunk_bytes;
+		MemoryContext old;
+		ExwiwWriter *writer;
+		ExwiwSqlWriterOptions opts = {0};
+		ExwiwQuery	q = {0};
+
+		exwiw_check_srf_context(fcinfo, fn);
+		exwiw_require_arg(fcinfo, 0, fn, "query");
+		exwiw_require_arg(fcinfo, 1, fn, "table_name");
+		exwiw_require_arg(fcinfo, 3, fn, "format");
+		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 4, fn);
+		format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(3)), false);
+		rows_per_statement = exwiw_rows_per_statement_arg(fcinfo, 2, format);
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		table_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+		opts.table_name = table_name;
+		opts.format = format;
+		opts.rows_per_statement = rows_per_statement;
+		writer = exwiw_sql_writer_create(&opts);
+		q.sql = query;
+		q.context = "exwiw_dump, reading the query";
+		exwiw_part_args(fcinfo, 5, fn, &q);
+		exwiw_srf_start(fcinfo, funcctx,
+						exwiw_stream_open(fn, &q, writer, chunk_bytes,
+										  funcctx->multi_call_memory_ctx));
+		MemoryContextSwitchTo(old);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	return exwiw_srf_next(fcinfo, funcctx);
+}
+
+/*
+ * exwiw_dump_jsonl
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_dump_jsonl(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		const char *fn = "exwiw_dump_jsonl";
+		int			chunk_bytes;
+		MemoryContext old;
+		ExwiwWriter *jw;
+		char	   *query;
+
+		exwiw_check_srf_context(fcinfo, fn);
+		exwiw_require_arg(fcinfo, 0, fn, "query");
+		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
+		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
+									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
+									   PG_GETARG_BOOL(2));
+		{
+			ExwiwQuery	q = {0};
+
+			q.sql = query;
+			q.context = "exwiw_dump_jsonl, reading the query";
+			exwiw_part_args(fcinfo, 4, fn, &q);
+			exwiw_srf_start(fcinfo, funcctx,
+							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
+											  chunk_bytes,
+											  funcctx->multi_call_memory_ctx));
+		}
+		MemoryContextSwitchTo(old);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	return exwiw_srf_next(fcinfo, funcctx);
+}

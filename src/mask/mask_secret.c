@@ -1,0 +1,89 @@
+/*-------------------------------------------------------------------------
+ *
+ * mask_secret.c
+ *	  exwiw.mask_secret, the secret that keys the pseudonym and noise
+ *	  masks, and the keyed hash they are computed from.
+ *
+ * The setting is PGC_SUSET and GUC_SUPERUSER_ONLY: only a superuser sets
+ * it, and SHOW and pg_settings show it only to superusers and members of
+ * pg_read_all_settings.  It has no default: a mask that needs it refuses
+ * to run while it is unset or shorter than MASK_SECRET_MIN_LEN bytes, and
+ * no message quotes it.  There is deliberately no check hook: a rejected
+ * value would be quoted by the GUC machinery's own message.
+ *
+ * The masks never see the secret in SQL text: the generated SELECT calls
+ * exwiw_mask_pseudonym() and exwiw_mask_noise(), which read it here, so
+ * log_statement never logs it.
+ *
+ * Every derivation is HMAC-SHA-256 (mask_hmac.c) keyed by the secret,
+ * over a tag naming the mask, a NUL, then the mask's inputs separated by a
+ * NUL: without the secret, a dictionary of originals cannot be matched
+ * against the output.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "exwiw.h"
+#include "mask/mask.h"
+
+#include "utils/guc.h"
+
+char	   *exwiw_mask_secret = NULL;
+
+/*
+ * mask_define_settings
+ *		Define exwiw.mask_secret (called from _PG_init).
+ */
+void
+mask_define_settings(void)
+{
+	DefineCustomStringVariable("exwiw.mask_secret",
+							   "The secret that keys exwiw's pseudonym and noise masks.",
+							   "At least 16 bytes. Set it in postgresql.conf: a SET statement could be logged.",
+							   &exwiw_mask_secret,
+							   NULL,
+							   PGC_SUSET,
+							   GUC_SUPERUSER_ONLY | GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							   NULL, NULL, NULL);
+}
+
+/*
+ * mask_require_secret
+ *		Error out when exwiw.mask_secret is unset or too short.  The message
+ *		never quotes the setting.
+ */
+void
+mask_require_secret(void)
+{
+	if (exwiw_mask_secret == NULL || exwiw_mask_secret[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("exwiw.mask_secret is not set"),
+				 errdetail("Pseudonym and noise masks are keyed by a secret, and exwiw has no default."),
+				 errhint("A superuser sets exwiw.mask_secret (at least %d bytes) in postgresql.conf, then reloads.",
+						 MASK_SECRET_MIN_LEN)));
+	if (strlen(exwiw_mask_secret) < MASK_SECRET_MIN_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("exwiw.mask_secret is shorter than %d bytes", MASK_SECRET_MIN_LEN),
+				 errhint("Set a longer, random secret, such as the output of \"openssl rand -hex 32\".")));
+}
+
+/*
+ * mask_unit_noise
+ *		A number in [-1, 1], uniform, from the secret, the column's name and
+ *		the row's seed (its key as text): the same row gets the same noise in
+ *		every run, and the noise cannot be undone without the secret.
+ */
+double
+mask_unit_noise(const char *column, const char *seed, size_t len)
+{
+	uint8		d[PG_SHA256_DIGEST_LENGTH];
+	uint64		v = 0;
+	int			i;
+
+	mask_hmac("noise", column, strlen(column), seed, len, d);
+	for (i = 0; i < 8; i++)
+		v = (v << 8) | d[i];
+	/* 53 bits, as a double in [0, 1], then to [-1, 1] */
+	return ((double) (v >> 11) / (double) ((UINT64CONST(1) << 53) - 1)) * 2.0 - 1.0;
+}

@@ -1,0 +1,422 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset.h
+ *	  The subset export engine: config, foreign-key graph, planner.
+ *
+ * A subset export writes every row that belongs to a target (say shop 1)
+ * across many tables, closed under foreign keys, one file per table.  It is
+ * built from these files:
+ *
+ *	subset_config.c		a config document (jsonb) checked and resolved
+ *						into a SubsetConfig: tables, columns, masks, edges
+ *	subset_catalog.c	exwiw_config_from_catalog(): a config read from the
+ *						catalog's foreign keys, partitions and inheritance
+ *	subset_sensitive.c	which columns look sensitive (safe mode)
+ *	subset_order.c		the processing (file) order, as the Ruby client
+ *						computes it: rounds, cycles broken with a WARNING
+ *	subset_deparse.c		SQL text that exwiw writes: qualified names,
+ *						equality operators, key tuples
+ *	subset_plan.c		which rows: seeds, paths, closure, turned into row
+ *						sets and one extraction query per table;
+ *						exwiw_plan()
+ *	subset_run.c		running a plan: privileges, locks, the snapshot
+ *						check, sets materialized as tuplestores, sequences
+ *	subset_export.c		exwiw_export(): the files, streamed
+ *
+ * A config names tables; an edge is one belongs_to: (child, parent, child
+ * columns, parent columns).  The planner turns config + target + ids into a
+ * SubsetPlan: a list of row sets (each computed once, by one query, into a
+ * tuplestore that later queries read as an ephemeral named relation) and one
+ * extraction query per table.  Nothing in a plan is read through the
+ * caller's search_path except the user's own SQL fragments ("filter",
+ * "raw_sql").
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXWIW_SUBSET_H
+#define EXWIW_SUBSET_H
+
+#include "exwiw.h"
+
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+/* Defaults of bulk_insert_chunk_size and batch_scope.size, as the client. */
+#define SUBSET_DEFAULT_CHUNK	10000
+#define SUBSET_DEFAULT_BATCH	1000
+
+/* The masks that are SQL functions (subset_config_masks.c). */
+typedef enum SubsetMaskKind
+{
+	SUBSET_MASK_NONE = 0,
+	SUBSET_MASK_PSEUDONYM,
+	SUBSET_MASK_PARTIAL,
+	SUBSET_MASK_NOISE,
+	SUBSET_MASK_GENERALIZE,
+	SUBSET_MASK_JSON
+} SubsetMaskKind;
+
+/* One column of a table's config: exported as is, or masked. */
+typedef struct SubsetColumn
+{
+	char	   *name;
+	AttrNumber	attnum;
+	Oid			typid;
+	int32		typmod;
+	char	   *raw_sql;		/* SQL expression, or NULL */
+	char	   *replace_with;	/* template text, or NULL */
+	int			decision;		/* needs_mask_decision: -1 absent, 0, 1 */
+	bool		identity_always;	/* GENERATED ALWAYS AS IDENTITY */
+	int			cfgpos;			/* index in the config's "columns" */
+	bool		ignored;		/* "ignore": true, left out */
+	char	   *fake_type;		/* replace_with_fake_data: type, or NULL */
+	char	   *fake_locale;	/* ... its locale, or NULL */
+	char	   *fake_seed;		/* ... the column whose value seeds it */
+	char	   *override_sql;	/* the planner's expression instead (a cycle's
+								 * column written NULL), or NULL */
+	SubsetMaskKind mask;		/* pseudonym, partial, noise, generalize, json */
+	char	   *mask_type;		/* pseudonym: its type */
+	char	   *mask_locale;	/* ... its locale, or NULL */
+	char	   *mask_from;		/* ... the column whose value it is made of */
+	int			keep_start;		/* partial: characters kept at the start */
+	int			keep_end;		/* ... and at the end */
+	char	   *mask_fill;		/* ... what replaces each other one */
+	bool		keep_domain;	/* ... an e-mail's "@domain" is kept */
+	double		noise_ratio;	/* noise of a number, or 0 */
+	char	   *noise_interval; /* noise of a date or time, or NULL */
+	char	   *gen_to;			/* generalize a date or time to this unit */
+	char	   *gen_step;		/* ... a number to a multiple of this */
+	char	   *mask_json;		/* json: the checked spec, as JSON text */
+} SubsetColumn;
+
+/* A piece of a replace_with template: literal text, or {column}. */
+typedef struct SubsetTemplatePart
+{
+	bool		is_ref;
+	char	   *text;
+} SubsetTemplatePart;
+
+#define SubsetColumnIsMasked(c) \
+	((c)->raw_sql != NULL || (c)->replace_with != NULL || (c)->fake_type != NULL || \
+	 (c)->mask != SUBSET_MASK_NONE)
+
+/* A list of columns of one table (a key, or the side of an edge). */
+typedef struct SubsetCols
+{
+	int			n;
+	char	  **names;
+	AttrNumber *attnums;
+	Oid		   *typids;
+	int32	   *typmods;
+	Oid		   *collids;
+} SubsetCols;
+
+/* One belongs_to: rows of child reference rows of parent. */
+typedef struct SubsetEdge
+{
+	int			child;			/* table indexes, config order */
+	int			parent;
+	int			pos;			/* index in the child's belongs_tos */
+	SubsetCols	fk;				/* child columns */
+	SubsetCols	ref;			/* parent columns they reference */
+	SubsetCols	type_col;		/* polymorphic: the child's type column */
+	char	   *type_value;		/* ... and the value naming this parent */
+	bool		broken;			/* dropped to break a cycle */
+	bool		deferred;		/* cuts a cycle: written NULL, set later */
+} SubsetEdge;
+
+#define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
+
+/* One arm of a reverse_scope: values of column of table. */
+typedef struct SubsetReverseArm
+{
+	int			table;
+	SubsetCols	col;
+} SubsetReverseArm;
+
+#define SubsetEdgeIsSelf(e) ((e)->child == (e)->parent)
+
+/* One table of the config. */
+typedef struct SubsetTable
+{
+	char	   *name;			/* as the config names it */
+	Oid			relid;
+	char		relkind;
+	char	   *nspname;
+	char	   *relname;
+	char	   *qualname;		/* "nsp"."rel", quoted for SQL */
+	SubsetCols	pk;				/* n = 0: no primary key */
+	char	   *filter;			/* SQL predicate, or NULL */
+	int			chunk;			/* rows per INSERT statement */
+	bool		ignore;
+	bool		export_all;		/* "export": "all": may go out in full */
+	bool		needs_scope_decision;	/* safe mode: undecided */
+	bool		no_cascade;		/* the planner found its cascade in a cycle */
+	int			ncols;
+	SubsetColumn *cols;			/* the exported columns, config order */
+	bool		any_mask;
+	/* the Ruby client's scope keys */
+	SubsetCols	scope_col;		/* scope_column (n = 0: none) */
+	bool		scope_exempt;
+	char	   *id_space;		/* NULL: "default" */
+	char	   *type;			/* table type, or NULL */
+	bool		rails_managed;	/* type rails_managed_*: SELECT *, no list */
+	SubsetCols	reverse_col;	/* reverse_scope.column (default: key) */
+	List	   *reverse_via;	/* SubsetReverseArm *, NIL: no reverse_scope */
+	bool		has_reverse;
+	int			batch_table;	/* batch_scope.table, or -1 */
+	int			batch_size;
+} SubsetTable;
+
+/* A checked config. */
+typedef struct SubsetConfig
+{
+	int			ntables;
+	SubsetTable *tables;
+	int			nedges;
+	SubsetEdge *edges;
+	bool		allow_undecided;	/* the export goes on with undecided
+									 * tables and columns */
+	bool		cascade_cut;	/* planning failed on a cascade's cycle */
+	bool		keep_cycle_values;	/* no file order to keep (JSON Lines): a
+									 * cycle's columns are written as is */
+} SubsetConfig;
+
+/* A row set, computed once into a tuplestore (see subset_run.c). */
+typedef struct SubsetSet
+{
+	char	   *name;			/* exwiw_s_3, exwiw_x_3, exwiw_f_3 */
+	int			table;
+	char	   *query;
+	char	   *rule;			/* what the set holds, for exwiw_plan */
+	bool		fragment;		/* query holds a user fragment */
+	List	   *deps;			/* indexes of the sets it reads */
+	bool		needed;			/* a file to be written reads it */
+
+	/*
+	 * batch_scope: the query runs once per slice of batch_size rows of set
+	 * batch_source, each time after the sets of batch_chain (nearest the
+	 * source first) are computed again from that slice alone; the results are
+	 * appended with the batch's number as a last column, exwiw_batch.
+	 * batch_source is -1 for a set computed at once.
+	 */
+	int			batch_source;
+	char	   *batch_order;	/* the source's rows, keys sorted as text */
+	List	   *batch_chain;
+	int			batch_size;
+} SubsetSet;
+
+/* One file: a table's rows, in load order. */
+typedef struct SubsetFile
+{
+	int			table;
+	int			seq;			/* 1-based position in processing order */
+	char	   *file_name;		/* set by the caller, per format */
+	char	   *query;			/* the extraction query */
+	char	   *rule;			/* which rows, for exwiw_plan */
+	bool		fragment;
+	List	   *deps;			/* sets read */
+	/* self-referencing tables: rows ordered parents first */
+	char	   *depth_query;	/* pairs (child, parent) of row numbers */
+	bool		has_rows;		/* false: known to have no rows */
+	int			filter_set;		/* set whose rows the filter would drop, or -1 */
+	char	   *filter_query;	/* counts them, or NULL */
+	/* a cycle's fix-up: the columns written NULL, set once all is loaded */
+	bool		fixup;
+	char	   *conflict;		/* "ON CONFLICT (key) DO UPDATE SET ..." */
+	/* its delete file (subset_delete.c): name, and the tenant's rows */
+	char	   *delete_name;	/* delete-NNN-<table>.sql */
+	char	   *delete_cond;	/* the tenant's rows as the target database
+								 * finds them (a WHERE), or NULL */
+	bool		delete_by_key;	/* delete the tenant's exported rows by key */
+	char	   *delete_keys;	/* which of the file's rows are the tenant's
+								 * (a condition on exwiw_d), NULL: all */
+	List	   *delete_deps;	/* sets delete_keys reads */
+	bool		delete_fragment;	/* delete_keys holds a user fragment */
+} SubsetFile;
+
+
+/*
+ * SubsetIds
+ *		Ids as the caller gave them, decoded at the SQL entry point
+ *		(subset_request.c): ndims 0 (none), 1 or 2 with dims as given, and
+ *		nvalues values in row-major order, each a C string or NULL for a
+ *		NULL element.
+ */
+typedef struct SubsetIds
+{
+	int			ndims;
+	int			dims[2];
+	int			nvalues;
+	char	  **values;
+} SubsetIds;
+
+/* The ids of one named id space (ids_by_space). */
+typedef struct SubsetSpaceIds
+{
+	const char *space;
+	SubsetIds	ids;
+} SubsetSpaceIds;
+
+/*
+ * SubsetRequest
+ *		What a caller asks the planner for: the export of target's rows
+ *		(NULL: scope-column mode) with keys ids, or of the scope values ids
+ *		and the named spaces' ids, under cfg, on behalf of SQL function
+ *		funcname (for messages).  Filled by subset_request_init; the
+ *		planner sees no fcinfo, ArrayType or Jsonb.
+ */
+typedef struct SubsetRequest
+{
+	const char *funcname;
+	SubsetConfig *cfg;
+	const char *target;
+	SubsetIds	ids;			/* the default id space */
+	List	   *spaces;			/* SubsetSpaceIds *, by name */
+} SubsetRequest;
+
+/* A plan: sets in the order they are computed, files in load order. */
+typedef struct SubsetPlan
+{
+	SubsetConfig *cfg;
+	int			target;
+	int			nsets;
+	SubsetSet  *sets;
+	int			nfiles;
+	SubsetFile *files;
+	int		   *order;			/* table indexes in processing order */
+	int			norder;
+	char	   *ids_query;		/* target ids that match no row, or NULL */
+	List	   *undecided;		/* names of tables that would go out in full,
+								 * or that safe mode left undecided */
+	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
+} SubsetPlan;
+
+/* Where an error happened, for the error context. */
+typedef struct SubsetErrorContext
+{
+	const char *funcname;
+	const char *table;
+	const char *key;
+} SubsetErrorContext;
+
+/* subset_config.c */
+extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
+extern int	subset_config_find(SubsetConfig *cfg, const char *name);
+extern Oid	subset_resolve_name(const char *name);
+extern List *subset_template_parse(const char *tpl);
+
+/* subset_config_masks.c */
+extern void subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
+									  SubsetColumn *c, JsonbValue *cv, int pos);
+extern void subset_config_check_masks(SubsetConfig *cfg);
+extern void subset_config_check_decided(SubsetConfig *cfg);
+
+/* subset_catalog.c: a foreign key as declared, ends mapped to roots */
+typedef struct SubsetCatalogFk
+{
+	char	   *conname;
+	Oid			child;
+	Oid			parent;
+	int			n;
+	char	  **fk;
+	char	  **ref;
+	const char *inferred;		/* not declared: why it is inferred, or NULL */
+	char	   *type_col;		/* inferred polymorphic arm: type column */
+	char	   *type_value;		/* ... and the value naming the parent */
+} SubsetCatalogFk;
+
+/* One table of a generated config. */
+typedef struct SubsetCatTable
+{
+	Oid			relid;
+	char	   *name;
+} SubsetCatTable;
+
+extern Oid	subset_root_relid(Oid relid);
+extern List *subset_catalog_fks(void);
+extern Oid	subset_current_schema(void);
+extern Jsonb *subset_catalog_config(Oid nspid);
+
+/* subset_infer.c */
+extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
+extern bool subset_looks_like_key(const char *col);
+
+/* subset_sensitive.c: what a column looks like it holds (safe mode) */
+typedef enum SubsetSensitiveKind
+{
+	SENSITIVE_NONE,				/* nothing personal or secret */
+	SENSITIVE_OTHER,			/* sensitive, no better default than text */
+	SENSITIVE_NAME,				/* a person's name */
+	SENSITIVE_FIRST_NAME,
+	SENSITIVE_LAST_NAME,
+	SENSITIVE_USERNAME,			/* a handle, often unique */
+	SENSITIVE_EMAIL,
+	SENSITIVE_PHONE,
+	SENSITIVE_ADDRESS,			/* a postal address */
+	SENSITIVE_CITY,
+	SENSITIVE_COMPANY,
+	SENSITIVE_IP,				/* an IP address (inet, cidr, or by name) */
+	SENSITIVE_PASSWORD_DIGEST	/* a password's digest, not the password */
+} SubsetSensitiveKind;
+
+extern SubsetSensitiveKind subset_column_sensitivity(const char *table,
+													 const char *column,
+													 Oid typid);
+extern bool subset_column_looks_sensitive(const char *table, const char *column,
+										  Oid typid);
+
+extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
+
+/* subset_order.c */
+extern int *subset_processing_order(SubsetConfig *cfg, int *n);
+
+/* subset_deparse.c */
+extern void subset_append_eq(StringInfo buf, const char *l, Oid ltype,
+							 const char *r, Oid rtype);
+extern void subset_append_cols(StringInfo buf, const char *alias,
+							   const SubsetCols *cols);
+extern void subset_append_match(StringInfo buf, const char *alias,
+								const SubsetCols *cols, const char *subquery,
+								const SubsetCols *subcols);
+extern void subset_append_literal(StringInfo buf, const char *s);
+extern char *subset_type_name(Oid typid, int32 typmod);
+extern char *subset_relation_sql(SubsetTable *t);
+extern void subset_check_fragment(const char *funcname, SubsetTable *t,
+								  const char *key, const char *fragment,
+								  bool is_filter);
+
+/* subset_plan.c */
+extern SubsetPlan *subset_plan_build(const SubsetRequest *req);
+extern bool subset_select_has_fragment(SubsetTable *t);
+extern char *subset_select_list(SubsetTable *t);
+extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias);
+extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
+extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
+extern void subset_plan_check_decided(SubsetPlan *plan);
+
+/* subset_request.c */
+extern void subset_request_init(SubsetRequest *req, const char *funcname,
+								SubsetConfig *cfg, const char *target,
+								ArrayType *ids, Jsonb *ids_by_space);
+extern const SubsetIds *subset_request_space(const SubsetRequest *req,
+											 const char *space);
+
+/* subset_delete.c */
+extern bool subset_delete_wanted(SubsetPlan *plan, int file);
+extern void subset_delete_check(SubsetPlan *plan);
+
+/* subset_run.c */
+typedef struct SubsetRun SubsetRun;
+extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
+									 MemoryContext cxt);
+extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
+extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
+								  List *extra_deps, bool extra_fragment,
+								  ExwiwQuery *q);
+extern List *subset_run_sequences(SubsetRun *run, int file);
+extern void subset_run_release(SubsetRun *run);
+
+/* error context */
+
+#endif							/* EXWIW_SUBSET_H */

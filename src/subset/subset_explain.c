@@ -1,0 +1,188 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_explain.c
+ *	  exwiw_explain(): the planner's view of every file's query.
+ *
+ *	  exwiw_explain(target_table text, ids text[], config jsonb DEFAULT NULL,
+ *					actual boolean DEFAULT false)
+ *		RETURNS TABLE(seq int, table_name text, file_name text,
+ *					  estimated_rows float8, indexes text[], plan text)
+ *
+ * The extraction queries read row sets (subset_plan.c) that exist only
+ * while an export runs, so they cannot be pasted into EXPLAIN by hand.
+ * This function prepares the export as exwiw_export() does (privileges,
+ * locks, the row sets, on the caller's snapshot) and EXPLAINs each file's
+ * query there: the estimated rows and the indexes of the plan, and the plan
+ * itself, with ANALYZE and BUFFERS when actual is true.  It is what
+ * "exwiw explain" prints.  Safe mode does not apply: nothing is written.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset/subset.h"
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(exwiw_explain);
+
+/*
+ * explain_withheld
+ *		Run sql, an EXPLAIN of q's query, in the current SPI connection, with
+ *		q's parameters; when withhold, an error it raises is withheld
+ *		(exwiw_withhold_error): EXPLAIN ANALYZE reads the rows.
+ */
+static int
+explain_withheld(const char *sql, ExwiwQuery *q, bool withhold)
+{
+	MemoryContext old = CurrentMemoryContext;
+	int			ret = 0;
+
+	/* EXPLAIN is a utility statement: SPI runs those only read-write */
+	if (!withhold)
+		return SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
+									 false, 0);
+	PG_TRY();
+	{
+		ret = SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
+									false, 0);
+	}
+	PG_CATCH();
+	{
+		exwiw_withhold_error(old, q->error_table, q->masked_columns, q->error_keys);
+	}
+	PG_END_TRY();
+	return ret;
+}
+
+/*
+ * explain_file
+ *		EXPLAIN one file's query in the current SPI connection, whose
+ *		relations it reads are registered.  Returns the text of the plan
+ *		and sets *rows and *indexes from the JSON form.  With ANALYZE, the
+ *		errors of a query whose errors the export withholds are withheld
+ *		(exwiw_withhold_error); the caller then plans it without parallel
+ *		workers, as the export's own (a worker would log its error).
+ */
+static char *
+explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes)
+{
+	StringInfoData sql;
+	StringInfoData plan;
+	char		nulls[1] = {' '};
+	uint64		i;
+	bool		isnull;
+	Datum		json;
+	Oid			argtypes[1] = {JSONOID};
+	char	   *jsontext;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "EXPLAIN (FORMAT JSON) %s", q->sql);
+	/* EXPLAIN is a utility statement: SPI runs those only read-write */
+	if (SPI_execute_with_args(sql.data, q->nargs, q->argtypes, q->values, NULL,
+							  false, 0) != SPI_OK_UTILITY || SPI_processed != 1)
+		elog(ERROR, "could not EXPLAIN a file's query");
+	jsontext = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	json = CStringGetTextDatum(jsontext);
+	if (SPI_execute_with_args("SELECT ($1::pg_catalog.jsonb OPERATOR(pg_catalog.->) 0 OPERATOR(pg_catalog.->) 'Plan' OPERATOR(pg_catalog.->>) 'Plan Rows')::pg_catalog.float8,"
+							  " ARRAY(SELECT DISTINCT pg_catalog.jsonb_path_query($1::pg_catalog.jsonb, 'strict $.**.\"Index Name\"') OPERATOR(pg_catalog.#>>) '{}' ORDER BY 1)",
+							  1, argtypes, &json, nulls, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read an EXPLAIN");
+	*rows = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	*indexes = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	*indexes = PointerGetDatum(DatumGetArrayTypePCopy(*indexes));
+
+	resetStringInfo(&sql);
+	appendStringInfo(&sql, "EXPLAIN (%s) %s",
+					 analyze ? "ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF" : "COSTS ON",
+					 q->sql);
+	if (explain_withheld(sql.data, q, analyze && q->error_table) != SPI_OK_UTILITY)
+		elog(ERROR, "could not EXPLAIN a file's query");
+	initStringInfo(&plan);
+	for (i = 0; i < SPI_processed; i++)
+		appendStringInfo(&plan, "%s%s", i ? "\n" : "",
+						 SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	return plan.data;
+}
+
+/*
+ * exwiw_explain
+ *		SQL entry point, see the file header.
+ */
+Datum
+exwiw_explain(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *fn = "exwiw_explain";
+	SubsetRequest req;
+	SubsetConfig *cfg;
+	SubsetPlan *plan;
+	SubsetRun  *run;
+	bool		analyze;
+	int			i;
+
+	exwiw_refuse_pushed_down(fn);
+	exwiw_require_arg(fcinfo, 1, fn, "ids");
+	exwiw_require_arg(fcinfo, 3, fn, "actual");
+	analyze = PG_GETARG_BOOL(3);
+	InitMaterializedSRF(fcinfo, 0);
+
+	if (PG_ARGISNULL(2))
+		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
+	else
+		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
+	subset_config_check_masks(cfg);
+	subset_request_init(&req, fn, cfg,
+						PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
+						PG_GETARG_ARRAYTYPE_P(1),
+						PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4));
+	plan = subset_plan_build(&req);
+	subset_plan_name_files(plan, "sql");
+	run = subset_run_prepare(fn, plan, CurrentMemoryContext);
+
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+		ExwiwQuery	q;
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+		double		rows = 0;
+		Datum		indexes = (Datum) 0;
+		char	   *text;
+		ListCell   *lc;
+		int			nest = -1;
+		int			serial = -1;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!f->has_rows)
+			continue;
+		subset_run_file_query(run, i, &q);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		foreach(lc, q.enrs)
+			SPI_register_relation((EphemeralNamedRelation) lfirst(lc));
+		if (q.error_table)
+			serial = exwiw_pin_serial();
+		if (q.pin_search_path)
+			nest = exwiw_pin_search_path();
+		text = explain_file(&q, analyze, &rows, &indexes);
+
+		if (nest >= 0)
+			exwiw_restore_settings(nest);
+		if (serial >= 0)
+			exwiw_restore_settings(serial);
+		values[0] = Int32GetDatum(f->seq);
+		values[1] = CStringGetTextDatum(cfg->tables[f->table].name);
+		values[2] = CStringGetTextDatum(f->file_name);
+		values[3] = Float8GetDatum(rows);
+		values[4] = indexes;
+		values[5] = CStringGetTextDatum(text);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		SPI_finish();
+	}
+	subset_run_release(run);
+	return (Datum) 0;
+}
