@@ -176,6 +176,37 @@ SELECT exwiw_mask_pseudonym('alice@corp.test', 'email') AS longer_secret;
 SET exwiw.mask_secret = 'a secret of the regression tests, 1';
 SELECT exwiw_mask_pseudonym('alice@corp.test', 'email') AS first_again;
 
+-- Fingerprints of many values, so that a faster computation is seen to
+-- give the same bytes: pseudonyms of values of every length from 1 to 300
+-- bytes (the HMAC's one-block and several-block messages), of each type
+-- and locale; partial masks of ASCII and multibyte values under several
+-- keeps and fills; noise on numbers of every scale and sign, and beyond 18
+-- digits, for each type, and on dates and times.
+SELECT md5(string_agg(exwiw_mask_pseudonym(substr(repeat('abcdéfghij', 40), 1, i), 'uuid'), ',' ORDER BY i)) AS uuid_by_length
+FROM generate_series(1, 300) AS i;
+SELECT t, l, md5(string_agg(exwiw_mask_pseudonym('v' || i, t, l), ',' ORDER BY i)) AS fingerprint
+FROM unnest('{name,first_name,last_name,email,username,phone_number,address,city,company,iban,credit_card,uuid}'::text[]) AS t,
+	unnest('{en,ja}'::text[]) AS l, generate_series(1, 300) AS i
+GROUP BY t, l ORDER BY t, l;
+SELECT md5(string_agg(exwiw_mask_partial(v, s, e, f, d), ',' ORDER BY v, s, e, f, d)) AS partial
+FROM unnest(ARRAY['', 'a', 'ab', 'abc', 'customer 12345', 'user17@example.com', 'a@b', '@x', 'x@',
+	'あいうえおかき', '山田 太郎', 'jane.doe@例え.jp', E'tab\there', repeat('z', 300)]) AS v,
+	generate_series(0, 3) AS s, generate_series(0, 2) AS e, unnest('{*,##,ー}'::text[]) AS f,
+	unnest('{false,true}'::bool[]) AS d;
+SELECT ty, md5(string_agg(exwiw_mask_noise(v, r, ty, 'c', i::text)::text, ',' ORDER BY v, r, i)) AS noise
+FROM unnest(ARRAY[0, 1, -1, 7, 12.5, -99.99, 1000.00, 0.001, 123456.789, -32768, 32767,
+	2147483647, -2147483648, 9223372036854775807, 123456789012345678, 1234567890123456789,
+	-12345678901234567.8, 0.000000000000000001, 1e30, 12345678901234567890.12345]::numeric[]) AS v,
+	unnest('{0,0.1,0.5,1}'::float8[]) AS r,
+	unnest('{numeric,int2,int4,int8,float4,float8}'::regtype[]) AS ty,
+	generate_series(1, 5) AS i
+GROUP BY ty ORDER BY ty;
+SELECT md5(string_agg(exwiw_mask_noise(d, s, 'born', i::text)::text, ',' ORDER BY d, s, i)) AS dates,
+	md5(string_agg(exwiw_mask_noise(d::timestamp, s, 'seen', i::text)::text, ',' ORDER BY d, s, i)) AS times,
+	md5(string_agg(exwiw_mask_noise(d::timestamptz, s, 'seen', i::text)::text, ',' ORDER BY d, s, i)) AS times_tz
+FROM unnest('{2024-01-15,1999-12-31,2000-02-29}'::date[]) AS d,
+	unnest('{0,1 day,30 days,1 year,1 hour}'::interval[]) AS s, generate_series(1, 20) AS i;
+
 -- The preview: original beside masked, nothing written.
 SELECT * FROM exwiw_mask_preview((SELECT c FROM cfg), 'accounts', 2);
 SELECT * FROM exwiw_mask_preview((SELECT c FROM cfg), 'masks.orders');
