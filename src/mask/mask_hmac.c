@@ -14,9 +14,19 @@
  * of a masked export's time, bench/README.md).  The server's HMAC offers no
  * way to keep a keyed state.
  *
- * SHA-256 is FIPS 180-4's, written here for that purpose only; on a build
- * with assertions every HMAC is also computed with common/hmac.h and the
- * two compared.
+ * SHA-256 is FIPS 180-4's, written here for that purpose only, with two
+ * compression functions of the same bytes: portable C, and on x86-64 one
+ * made of the SHA extensions' instructions (SHA256RNDS2, SHA256MSG1,
+ * SHA256MSG2: two rounds, or four words of the message schedule, per
+ * instruction), chosen at run time when cpuid reports them (with SSSE3 and
+ * SSE4.1, for the byte swap and the word extraction) and compiled for
+ * those instructions alone (a target attribute), so the rest of the module
+ * runs on any x86-64.  A message that fits one block after the key's
+ * (short values, the usual case) is laid out in that block directly:
+ * two compressions and no buffering.  On a build with assertions every
+ * HMAC is also computed with common/hmac.h and the two compared;
+ * exwiw_mask_hmac_test() (for the regression tests, not part of the
+ * extension's SQL) runs either compression on any key and message.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,13 +34,25 @@
 #include "mask/mask.h"
 
 #include "common/hmac.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MASK_SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 #define SHA256_BLOCK 64
+
+/* One compression: a 64-byte block into state h. */
+typedef void (*Sha256Compress) (uint32 h[8], const uint8 *block);
 
 /* A SHA-256 computation in progress. */
 typedef struct Sha256
 {
+	Sha256Compress compress;
 	uint32		h[8];
 	uint8		buf[SHA256_BLOCK];
 	size_t		buflen;			/* bytes in buf */
@@ -58,17 +80,23 @@ static const uint32 sha256_iv[8] = {
 
 /* The secret the states below were computed from (a copy), or NULL. */
 static char *keyed_secret = NULL;
+static size_t keyed_secret_len;
 static uint32 inner_state[8];
 static uint32 outer_state[8];
 
+/* The compression mask_hmac uses: chosen with the first keyed states. */
+static Sha256Compress sha256_compress = NULL;
+
 #define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
+PG_FUNCTION_INFO_V1(exwiw_mask_hmac_test);
+
 /*
- * sha256_compress
- *		Process one 64-byte block into state h.
+ * sha256_compress_c
+ *		Process one 64-byte block into state h, in portable C.
  */
 static void
-sha256_compress(uint32 h[8], const uint8 *block)
+sha256_compress_c(uint32 h[8], const uint8 *block)
 {
 	uint32		w[64];
 	uint32		a,
@@ -127,14 +155,130 @@ sha256_compress(uint32 h[8], const uint8 *block)
 	h[7] += hh;
 }
 
+#ifdef MASK_SHA_NI
+/*
+ * Four rounds of sha256_compress_ni: the words W[4g..4g+3] in wg (word
+ * 4g in the lowest lane) plus their constants, two rounds per SHA256RNDS2
+ * (it takes the sum of a round's word and constant in the low 64 bits:
+ * the first round's in bits 0-31), then the state's halves trade places,
+ * since two rounds turn A, B, E, F into the next C, D, G, H.  With SCHED,
+ * W[4g+16..4g+19] replace wg: SHA256MSG1 adds sigma0 of the next words
+ * (W[4g+1..4g+4], from w1) to W[4g..4g+3], the words W[4g+9..4g+12] (w2's
+ * top three and w3's lowest, PALIGNR) are added, and SHA256MSG2 adds
+ * sigma1 of the two words before each (W[4g+14], W[4g+15] from w3, then
+ * its own first two results).
+ */
+#define SHA_NI_QUAD(g, wg, w1, w2, w3, sched) \
+	do { \
+		__m128i		wk_ = _mm_add_epi32((wg), \
+										_mm_loadu_si128((const __m128i *) &sha256_k[4 * (g)])); \
+		__m128i		t_ = _mm_sha256rnds2_epu32(cdgh, abef, wk_); \
+		cdgh = abef; \
+		abef = t_; \
+		wk_ = _mm_shuffle_epi32(wk_, 0x0e); \
+		t_ = _mm_sha256rnds2_epu32(cdgh, abef, wk_); \
+		cdgh = abef; \
+		abef = t_; \
+		if (sched) \
+			(wg) = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32((wg), (w1)), \
+													  _mm_alignr_epi8((w3), (w2), 4)), \
+										(w3)); \
+	} while (0)
+
+/*
+ * sha256_compress_ni
+ *		sha256_compress_c's result, with the SHA extensions (Intel's SHA
+ *		Extensions reference: the state travels as two registers, A, B, E,
+ *		F from the highest lane down, and C, D, G, H).  Only called where
+ *		cpu_has_sha_ni says the CPU has them.
+ */
+__attribute__((target("sha,sse4.1")))
+static void
+sha256_compress_ni(uint32 h[8], const uint8 *block)
+{
+	/* each 32-bit word of the block is big endian */
+	const __m128i bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
+										15, 14, 13, 12);
+	__m128i		abef = _mm_set_epi32((int) h[0], (int) h[1], (int) h[4], (int) h[5]);
+	__m128i		cdgh = _mm_set_epi32((int) h[2], (int) h[3], (int) h[6], (int) h[7]);
+	__m128i		abef0 = abef;
+	__m128i		cdgh0 = cdgh;
+	__m128i		w0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) block), bswap);
+	__m128i		w1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 16)), bswap);
+	__m128i		w2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 32)), bswap);
+	__m128i		w3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 48)), bswap);
+	int			g;
+
+	/* rounds 0-47, computing W[16..63] as they go, then 48-63 */
+	for (g = 0; g < 12; g += 4)
+	{
+		SHA_NI_QUAD(g, w0, w1, w2, w3, true);
+		SHA_NI_QUAD(g + 1, w1, w2, w3, w0, true);
+		SHA_NI_QUAD(g + 2, w2, w3, w0, w1, true);
+		SHA_NI_QUAD(g + 3, w3, w0, w1, w2, true);
+	}
+	SHA_NI_QUAD(12, w0, w1, w2, w3, false);
+	SHA_NI_QUAD(13, w1, w2, w3, w0, false);
+	SHA_NI_QUAD(14, w2, w3, w0, w1, false);
+	SHA_NI_QUAD(15, w3, w0, w1, w2, false);
+
+	abef = _mm_add_epi32(abef, abef0);
+	cdgh = _mm_add_epi32(cdgh, cdgh0);
+	h[0] = (uint32) _mm_extract_epi32(abef, 3);
+	h[1] = (uint32) _mm_extract_epi32(abef, 2);
+	h[4] = (uint32) _mm_extract_epi32(abef, 1);
+	h[5] = (uint32) _mm_extract_epi32(abef, 0);
+	h[2] = (uint32) _mm_extract_epi32(cdgh, 3);
+	h[3] = (uint32) _mm_extract_epi32(cdgh, 2);
+	h[6] = (uint32) _mm_extract_epi32(cdgh, 1);
+	h[7] = (uint32) _mm_extract_epi32(cdgh, 0);
+}
+
+/*
+ * cpu_has_sha_ni
+ *		Does the CPU have the SHA extensions (cpuid leaf 7, EBX bit 29), and
+ *		SSSE3 and SSE4.1 (leaf 1, ECX bits 9 and 19)?
+ */
+static bool
+cpu_has_sha_ni(void)
+{
+	unsigned int a,
+				b,
+				c,
+				d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) ||
+		(c & bit_SSSE3) == 0 || (c & bit_SSE4_1) == 0)
+		return false;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return false;
+	return (b & bit_SHA) != 0;
+}
+#endif							/* MASK_SHA_NI */
+
+/*
+ * choose_compress
+ *		The fastest compression this CPU runs.
+ */
+static Sha256Compress
+choose_compress(void)
+{
+#ifdef MASK_SHA_NI
+	if (cpu_has_sha_ni())
+		return sha256_compress_ni;
+#endif
+	return sha256_compress_c;
+}
+
 /*
  * sha256_start
  *		Start s from state h, after `done` bytes already hashed into it (0
  *		for the initial value, a block for a keyed state).
  */
 static void
-sha256_start(Sha256 *s, const uint32 h[8], uint64 done)
+sha256_start(Sha256 *s, Sha256Compress compress, const uint32 h[8], uint64 done)
 {
+	s->compress = compress;
 	memcpy(s->h, h, sizeof(s->h));
 	s->buflen = 0;
 	s->total = done;
@@ -160,12 +304,12 @@ sha256_update(Sha256 *s, const uint8 *data, size_t len)
 		len -= n;
 		if (s->buflen < SHA256_BLOCK)
 			return;
-		sha256_compress(s->h, s->buf);
+		s->compress(s->h, s->buf);
 		s->buflen = 0;
 	}
 	while (len >= SHA256_BLOCK)
 	{
-		sha256_compress(s->h, data);
+		s->compress(s->h, data);
 		data += SHA256_BLOCK;
 		len -= SHA256_BLOCK;
 	}
@@ -188,13 +332,13 @@ sha256_final(Sha256 *s, uint8 out[PG_SHA256_DIGEST_LENGTH])
 	if (s->buflen > SHA256_BLOCK - 8)
 	{
 		memset(s->buf + s->buflen, 0, SHA256_BLOCK - s->buflen);
-		sha256_compress(s->h, s->buf);
+		s->compress(s->h, s->buf);
 		s->buflen = 0;
 	}
 	memset(s->buf + s->buflen, 0, SHA256_BLOCK - 8 - s->buflen);
 	for (i = 0; i < 8; i++)
 		s->buf[SHA256_BLOCK - 1 - i] = (uint8) (bits >> (8 * i));
-	sha256_compress(s->h, s->buf);
+	s->compress(s->h, s->buf);
 	for (i = 0; i < 8; i++)
 	{
 		out[4 * i] = (uint8) (s->h[i] >> 24);
@@ -205,48 +349,111 @@ sha256_final(Sha256 *s, uint8 out[PG_SHA256_DIGEST_LENGTH])
 }
 
 /*
- * key_states
- *		The states after the blocks K ^ ipad and K ^ opad of the current
- *		secret (mask_require_secret has passed), computed once per secret.
+ * put_be32, put_be64
+ *		v at p, big endian.
+ */
+static inline void
+put_be32(uint8 *p, uint32 v)
+{
+	p[0] = (uint8) (v >> 24);
+	p[1] = (uint8) (v >> 16);
+	p[2] = (uint8) (v >> 8);
+	p[3] = (uint8) v;
+}
+
+static inline void
+put_be64(uint8 *p, uint64 v)
+{
+	put_be32(p, (uint32) (v >> 32));
+	put_be32(p + 4, (uint32) v);
+}
+
+/*
+ * hmac_key_states
+ *		The states after the blocks K ^ ipad and K ^ opad of key K (RFC
+ *		2104: a key longer than a block is hashed first).
  */
 static void
-key_states(void)
+hmac_key_states(Sha256Compress compress, const uint8 *key, size_t len,
+				uint32 inner[8], uint32 outer[8])
 {
 	uint8		k[SHA256_BLOCK];
 	uint8		pad[SHA256_BLOCK];
-	size_t		len = strlen(exwiw_mask_secret);
 	int			i;
 
-	if (keyed_secret != NULL && strcmp(keyed_secret, exwiw_mask_secret) == 0)
-		return;
 	memset(k, 0, sizeof(k));
 	if (len > SHA256_BLOCK)
 	{
 		Sha256		s;
 
-		sha256_start(&s, sha256_iv, 0);
-		sha256_update(&s, (const uint8 *) exwiw_mask_secret, len);
+		sha256_start(&s, compress, sha256_iv, 0);
+		sha256_update(&s, key, len);
 		sha256_final(&s, k);
 	}
 	else
-		memcpy(k, exwiw_mask_secret, len);
+		memcpy(k, key, len);
 	for (i = 0; i < SHA256_BLOCK; i++)
 		pad[i] = k[i] ^ 0x36;
-	memcpy(inner_state, sha256_iv, sizeof(inner_state));
-	sha256_compress(inner_state, pad);
+	memcpy(inner, sha256_iv, sizeof(sha256_iv));
+	compress(inner, pad);
 	for (i = 0; i < SHA256_BLOCK; i++)
 		pad[i] = k[i] ^ 0x5c;
-	memcpy(outer_state, sha256_iv, sizeof(outer_state));
-	sha256_compress(outer_state, pad);
+	memcpy(outer, sha256_iv, sizeof(sha256_iv));
+	compress(outer, pad);
 	explicit_bzero(k, sizeof(k));
 	explicit_bzero(pad, sizeof(pad));
+}
 
+/*
+ * hmac_outer
+ *		out = H((K ^ opad) || inner digest): one block after the key's, the
+ *		digest's 32 bytes and the padding, laid out directly.
+ */
+static void
+hmac_outer(Sha256Compress compress, const uint32 outer[8],
+		   const uint8 inner[PG_SHA256_DIGEST_LENGTH],
+		   uint8 out[PG_SHA256_DIGEST_LENGTH])
+{
+	uint8		blk[SHA256_BLOCK];
+	uint32		h[8];
+	int			i;
+
+	memcpy(blk, inner, PG_SHA256_DIGEST_LENGTH);
+	blk[PG_SHA256_DIGEST_LENGTH] = 0x80;
+	memset(blk + PG_SHA256_DIGEST_LENGTH + 1, 0,
+		   SHA256_BLOCK - 8 - PG_SHA256_DIGEST_LENGTH - 1);
+	put_be64(blk + SHA256_BLOCK - 8, (uint64) (SHA256_BLOCK + PG_SHA256_DIGEST_LENGTH) * 8);
+	memcpy(h, outer, sizeof(h));
+	compress(h, blk);
+	for (i = 0; i < 8; i++)
+		put_be32(out + 4 * i, h[i]);
+}
+
+/*
+ * key_states
+ *		The states after the blocks K ^ ipad and K ^ opad of the current
+ *		secret (mask_require_secret has passed), computed once per secret,
+ *		and the compression, chosen once.
+ */
+static void
+key_states(void)
+{
+	size_t		len = strlen(exwiw_mask_secret);
+
+	if (keyed_secret != NULL && keyed_secret_len == len &&
+		memcmp(keyed_secret, exwiw_mask_secret, len) == 0)
+		return;
+	if (sha256_compress == NULL)
+		sha256_compress = choose_compress();
+	hmac_key_states(sha256_compress, (const uint8 *) exwiw_mask_secret, len,
+					inner_state, outer_state);
 	if (keyed_secret != NULL)
 	{
-		explicit_bzero(keyed_secret, strlen(keyed_secret));
+		explicit_bzero(keyed_secret, keyed_secret_len);
 		pfree(keyed_secret);
 	}
 	keyed_secret = MemoryContextStrdup(TopMemoryContext, exwiw_mask_secret);
+	keyed_secret_len = len;
 }
 
 #ifdef USE_ASSERT_CHECKING
@@ -287,22 +494,117 @@ mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
 		  size_t blen, uint8 out[PG_SHA256_DIGEST_LENGTH])
 {
 	static const uint8 nul = 0;
+	size_t		tlen = strlen(tag);
+	size_t		mlen = tlen + 1 + alen + 1 + blen;
 	uint8		inner[PG_SHA256_DIGEST_LENGTH];
-	Sha256		s;
 
 	mask_require_secret();
 	key_states();
-	sha256_start(&s, inner_state, SHA256_BLOCK);
-	sha256_update(&s, (const uint8 *) tag, strlen(tag));
-	sha256_update(&s, &nul, 1);
-	sha256_update(&s, (const uint8 *) a, alen);
-	sha256_update(&s, &nul, 1);
-	sha256_update(&s, (const uint8 *) b, blen);
-	sha256_final(&s, inner);
-	sha256_start(&s, outer_state, SHA256_BLOCK);
-	sha256_update(&s, inner, sizeof(inner));
-	sha256_final(&s, out);
+	if (mlen <= SHA256_BLOCK - 9)
+	{
+		/* the message, 0x80, zeros, the bit length (the key's block too) */
+		uint8		blk[SHA256_BLOCK];
+		uint32		h[8];
+		uint8	   *p = blk;
+		int			i;
+
+		memcpy(p, tag, tlen);
+		p += tlen;
+		*p++ = 0;
+		memcpy(p, a, alen);
+		p += alen;
+		*p++ = 0;
+		memcpy(p, b, blen);
+		p += blen;
+		*p++ = 0x80;
+		memset(p, 0, blk + SHA256_BLOCK - 8 - p);
+		put_be64(blk + SHA256_BLOCK - 8, (uint64) (SHA256_BLOCK + mlen) * 8);
+		memcpy(h, inner_state, sizeof(h));
+		sha256_compress(h, blk);
+		for (i = 0; i < 8; i++)
+			put_be32(inner + 4 * i, h[i]);
+	}
+	else
+	{
+		Sha256		s;
+
+		sha256_start(&s, sha256_compress, inner_state, SHA256_BLOCK);
+		sha256_update(&s, (const uint8 *) tag, tlen);
+		sha256_update(&s, &nul, 1);
+		sha256_update(&s, (const uint8 *) a, alen);
+		sha256_update(&s, &nul, 1);
+		sha256_update(&s, (const uint8 *) b, blen);
+		sha256_final(&s, inner);
+	}
+	hmac_outer(sha256_compress, outer_state, inner, out);
 #ifdef USE_ASSERT_CHECKING
 	check_with_server(tag, a, alen, b, blen, out);
 #endif
+}
+
+/*
+ * exwiw_mask_hmac_test
+ *		exwiw_mask_hmac_test(impl text, key bytea, data bytea) RETURNS bytea:
+ *		HMAC-SHA-256(key, data), or SHA-256(data) for a NULL key, computed
+ *		with the compression impl names: "portable", "sha_ni" (NULL where
+ *		the CPU or the build has no SHA extensions) or "auto" (mask_hmac's
+ *		choice).  For the regression tests, which declare it themselves: it
+ *		is not part of the extension's SQL.
+ */
+Datum
+exwiw_mask_hmac_test(PG_FUNCTION_ARGS)
+{
+	char	   *impl;
+	bytea	   *data;
+	Sha256Compress compress = NULL;
+	uint8		digest[PG_SHA256_DIGEST_LENGTH];
+	bytea	   *result;
+	Sha256		s;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	impl = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	data = PG_GETARG_BYTEA_PP(2);
+	if (strcmp(impl, "portable") == 0)
+		compress = sha256_compress_c;
+	else if (strcmp(impl, "auto") == 0)
+		compress = choose_compress();
+	else if (strcmp(impl, "sha_ni") == 0)
+	{
+#ifdef MASK_SHA_NI
+		if (cpu_has_sha_ni())
+			compress = sha256_compress_ni;
+#endif
+		if (compress == NULL)
+			PG_RETURN_NULL();
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown SHA-256 compression \"%s\"", impl)));
+
+	if (PG_ARGISNULL(1))
+	{
+		sha256_start(&s, compress, sha256_iv, 0);
+		sha256_update(&s, (const uint8 *) VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
+		sha256_final(&s, digest);
+	}
+	else
+	{
+		bytea	   *key = PG_GETARG_BYTEA_PP(1);
+		uint32		inner[8];
+		uint32		outer[8];
+		uint8		d[PG_SHA256_DIGEST_LENGTH];
+
+		hmac_key_states(compress, (const uint8 *) VARDATA_ANY(key),
+						VARSIZE_ANY_EXHDR(key), inner, outer);
+		sha256_start(&s, compress, inner, SHA256_BLOCK);
+		sha256_update(&s, (const uint8 *) VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
+		sha256_final(&s, d);
+		hmac_outer(compress, outer, d, digest);
+	}
+	result = palloc(VARHDRSZ + PG_SHA256_DIGEST_LENGTH);
+	SET_VARSIZE(result, VARHDRSZ + PG_SHA256_DIGEST_LENGTH);
+	memcpy(VARDATA(result), digest, PG_SHA256_DIGEST_LENGTH);
+	PG_RETURN_BYTEA_P(result);
 }
