@@ -26,7 +26,8 @@ extern void mask_require_secret(void);
 extern void mask_hmac(const char *tag, const char *a, size_t alen,
 					  const char *b, size_t blen,
 					  uint8 out[PG_SHA256_DIGEST_LENGTH]);
-extern double mask_unit_noise(const char *column, const char *seed, size_t len);
+extern double mask_unit_noise(const char *column, size_t column_len,
+							  const char *seed, size_t len);
 
 /* mask_pseudonym.c */
 extern bool mask_pseudonym_type_known(const char *type);

@@ -44,15 +44,24 @@ PG_FUNCTION_INFO_V1(exwiw_mask_noise_timestamp);
 static double
 noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 {
-	char	   *column = PG_ARGISNULL(colarg) ? "" : text_to_cstring(PG_GETARG_TEXT_PP(colarg));
+	const char *column = "";
+	size_t		column_len = 0;
 
+	if (!PG_ARGISNULL(colarg))
+	{
+		text	   *c = PG_GETARG_TEXT_PP(colarg);
+
+		column = VARDATA_ANY(c);
+		column_len = VARSIZE_ANY_EXHDR(c);
+	}
 	if (PG_ARGISNULL(seedarg))
-		return mask_unit_noise(column, "", 0);
+		return mask_unit_noise(column, column_len, "", 0);
 	else
 	{
 		text	   *seed = PG_GETARG_TEXT_PP(seedarg);
 
-		return mask_unit_noise(column, VARDATA_ANY(seed), VARSIZE_ANY_EXHDR(seed));
+		return mask_unit_noise(column, column_len, VARDATA_ANY(seed),
+							   VARSIZE_ANY_EXHDR(seed));
 	}
 }
 
@@ -83,44 +92,158 @@ float_numeric(double d)
 }
 
 /*
- * noise_fast
- *		The number form computed on the value's unscaled digits as an
- *		int64 (the common case: at most 18 digits), or NULL when the value
- *		does not fit, for the numeric path below.  Same result rule: v +
- *		v * u * ratio at v's scale, integers within their type's range.
+ * The header of a numeric as PostgreSQL stores it (numeric.c; the on-disk
+ * format, which pg_upgrade keeps from major to major): after the varlena
+ * header, a 16-bit word that is either the short form (sign, display
+ * scale and weight in one word) or the first of the long form's two (sign
+ * and display scale, then the weight), then the digits, base 10000, the
+ * first of weight "weight" (the units digit has weight 0), leading and
+ * trailing zero digits stripped.
  */
-static Numeric
-noise_fast(Numeric v, double f, Oid type)
+#define NUM_SIGN_MASK		0xC000
+#define NUM_NEG				0x4000
+#define NUM_SHORT			0x8000
+#define NUM_SPECIAL			0xC000
+#define NUM_SHORT_NEG		0x2000
+#define NUM_SHORT_DSCALE_MASK	0x1F80
+#define NUM_SHORT_DSCALE_SHIFT	7
+#define NUM_SHORT_WEIGHT_NEG	0x0040
+#define NUM_SHORT_WEIGHT_MASK	0x003F
+#define NUM_DSCALE_MASK		0x3FFF
+#define NUM_NBASE			10000
+
+/*
+ * numeric_unscaled
+ *		Read the numeric at data (len bytes after its varlena header, any
+ *		alignment) as *u / 10^*scale, *scale its display scale, when its
+ *		text (numeric_out) has at most 18 digits, so *u fits an int64;
+ *		false for a longer one, NaN or an infinity.  This is the text's
+ *		digits read as one integer, computed from the stored digits instead
+ *		of from the text (an assertion compares the two).
+ */
+static bool
+numeric_unscaled(const char *data, size_t len, int64 *u, int *scale)
+{
+	uint16		h;
+	int16		weight;
+	int			dscale;
+	bool		neg;
+	const char *digits;
+	int			ndigits;
+	int			intdigits;
+	int64		v = 0;
+	int			i;
+
+	if (len < sizeof(uint16))
+		return false;
+	memcpy(&h, data, sizeof(h));
+	if ((h & NUM_SIGN_MASK) == NUM_SPECIAL)
+		return false;
+	if ((h & NUM_SIGN_MASK) == NUM_SHORT)
+	{
+		neg = (h & NUM_SHORT_NEG) != 0;
+		dscale = (h & NUM_SHORT_DSCALE_MASK) >> NUM_SHORT_DSCALE_SHIFT;
+		weight = (int16) (((h & NUM_SHORT_WEIGHT_NEG) ? ~NUM_SHORT_WEIGHT_MASK : 0) |
+						  (h & NUM_SHORT_WEIGHT_MASK));
+		digits = data + sizeof(uint16);
+	}
+	else
+	{
+		if (len < 2 * sizeof(uint16))
+			return false;
+		neg = (h & NUM_SIGN_MASK) == NUM_NEG;
+		dscale = h & NUM_DSCALE_MASK;
+		memcpy(&weight, data + sizeof(uint16), sizeof(weight));
+		digits = data + 2 * sizeof(uint16);
+	}
+	ndigits = (data + len - digits) / sizeof(int16);
+
+	/* the text's digits: the integer part's (at least "0"), then dscale */
+	intdigits = 1;
+	if (ndigits > 0 && weight >= 0)
+	{
+		int16		first;
+
+		memcpy(&first, digits, sizeof(first));
+		intdigits = 4 * weight + (first >= 1000 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1);
+	}
+	if (intdigits + dscale > 18)
+		return false;
+
+	/* each digit times 10^(4 * (weight - i) + dscale), truncated */
+	for (i = 0; i < ndigits; i++)
+	{
+		int16		d;
+		int			e = 4 * (weight - i) + dscale;
+
+		memcpy(&d, digits + i * sizeof(int16), sizeof(d));
+		if (e >= 0)
+		{
+			int64		p = d;
+
+			while (e-- > 0)
+				p *= 10;
+			v += p;
+		}
+		else if (e > -4)
+		{
+			while (e++ < 0)
+				d /= 10;
+			v += d;
+		}
+	}
+	*u = neg ? -v : v;
+	*scale = dscale;
+	return true;
+}
+
+#ifdef USE_ASSERT_CHECKING
+/*
+ * check_unscaled
+ *		Assert that v's text gives the digits and the scale numeric_unscaled
+ *		read from its storage.
+ */
+static void
+check_unscaled(Numeric v, int64 u, int scale)
 {
 	char	   *txt = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v)));
 	const char *p = txt;
-	int64		u = 0;
-	int64		r;
-	int			ndig = 0;
-	int			scale = 0;
+	int64		t = 0;
+	int			tscale = 0;
 	bool		neg = false;
 	bool		frac = false;
-	char		buf[48];
-	char		digits[24];
-	int			len;
 
 	if (*p == '-')
 		neg = true, p++;
 	for (; *p; p++)
 	{
-		if (*p == '.' && !frac)
+		if (*p == '.')
 		{
 			frac = true;
 			continue;
 		}
-		if (*p < '0' || *p > '9' || ndig >= 18)
-			return NULL;
-		u = u * 10 + (*p - '0');
-		ndig++;
-		scale += frac;
+		Assert(*p >= '0' && *p <= '9');
+		t = t * 10 + (*p - '0');
+		tscale += frac;
 	}
-	if (neg)
-		u = -u;
+	Assert((neg ? -t : t) == u);
+	Assert(tscale == scale);
+	pfree(txt);
+}
+#endif
+
+/*
+ * noise_fast
+ *		The number form computed on the value's unscaled digits u as an
+ *		int64 at scale (numeric_unscaled), for the common case.  Same
+ *		result rule as the numeric path below: v + v * u * ratio at v's
+ *		scale, integers within their type's range.
+ */
+static Numeric
+noise_fast(int64 u, int scale, double f, Oid type)
+{
+	int64		r;
+
 	r = u + (int64) round((double) u * f);
 	if (type == INT2OID)
 		r = Max(PG_INT16_MIN, Min(PG_INT16_MAX, r));
@@ -128,14 +251,8 @@ noise_fast(Numeric v, double f, Oid type)
 		r = Max(PG_INT32_MIN, Min(PG_INT32_MAX, r));
 	if (scale == 0)
 		return int64_to_numeric(r);
-	/* r / 10^scale, written with scale digits after the point */
-	len = snprintf(digits, sizeof(digits), "%0*lld", scale + 1,
-				   (long long) (r < 0 ? -r : r));
-	snprintf(buf, sizeof(buf), "%s%.*s.%s", r < 0 ? "-" : "", len - scale, digits,
-			 digits + len - scale);
-	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
-											   ObjectIdGetDatum(InvalidOid),
-											   Int32GetDatum(-1)));
+	/* r / 10^scale, at display scale "scale" */
+	return int64_div_fast_to_numeric(r, scale);
 }
 
 /*
@@ -145,16 +262,20 @@ noise_fast(Numeric v, double f, Oid type)
 Datum
 exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
 {
+	struct varlena *packed;
 	Numeric		v;
 	double		ratio;
 	Oid			type;
 	double		u;
 	Numeric		r;
 	int32		scale;
+	int64		unscaled;
+	int			uscale;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	v = PG_GETARG_NUMERIC(0);
+	/* read in place (a short varlena header is not copied away) */
+	packed = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	ratio = PG_ARGISNULL(1) ? 0 : PG_GETARG_FLOAT8(1);
 	type = PG_ARGISNULL(2) ? NUMERICOID : PG_GETARG_OID(2);
 	if (!(ratio >= 0 && ratio <= 1))
@@ -162,11 +283,18 @@ exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the ratio of a noise mask must be between 0 and 1")));
 	u = noise_unit(fcinfo, 3, 4);
+	if (type != FLOAT4OID && type != FLOAT8OID &&
+		numeric_unscaled(VARDATA_ANY(packed), VARSIZE_ANY_EXHDR(packed),
+						 &unscaled, &uscale))
+	{
+#ifdef USE_ASSERT_CHECKING
+		check_unscaled(PG_GETARG_NUMERIC(0), unscaled, uscale);
+#endif
+		PG_RETURN_NUMERIC(noise_fast(unscaled, uscale, u * ratio, type));
+	}
+	v = PG_GETARG_NUMERIC(0);
 	if (numeric_is_nan(v) || numeric_is_inf(v))
 		PG_RETURN_NUMERIC(v);
-	if (type != FLOAT4OID && type != FLOAT8OID &&
-		(r = noise_fast(v, u * ratio, type)) != NULL)
-		PG_RETURN_NUMERIC(r);
 	/* v + v * (u * ratio), at v's own scale */
 	scale = DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(v)));
 	r = DatumGetNumeric(DirectFunctionCall2(numeric_mul, NumericGetDatum(v),

@@ -20,24 +20,36 @@
 #include "exwiw.h"
 #include "mask/mask.h"
 
-#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(exwiw_mask_partial);
 
 /*
- * mask_partial_value
- *		The masked text of value[0..len) (valid in the database encoding).
+ * partial_build
+ *		The masked bytes of value[0..len) (valid in the database encoding)
+ *		in a new buffer, after room bytes left for the caller (a varlena
+ *		header) and followed by a NUL; *outlen is their length.
+ *
+ * The result's length is known before any byte is written: the kept
+ * characters' bytes, a copy of fill per hidden character, and the
+ * domain.  When the masked part is ASCII (every byte below 0x80, a
+ * character each in every server encoding) a character's offset is its
+ * index; otherwise pg_mblen walks it.
  */
-char *
-mask_partial_value(const char *value, int len, int keep_start, int keep_end,
-				   const char *fill, bool keep_domain)
+static char *
+partial_build(const char *value, int len, int keep_start, int keep_end,
+			  const char *fill, int fill_len, bool keep_domain, int room,
+			  int *outlen)
 {
-	StringInfoData s;
 	int			mlen = len;
 	int			nchars;
-	int			pos;
+	int			hidden;
+	int			head = 0;		/* bytes of the kept start */
+	int			tail;			/* offset of the kept end */
+	bool		ascii = true;
+	char	   *buf;
+	char	   *p;
 	int			i;
 
 	if (keep_domain)
@@ -48,29 +60,82 @@ mask_partial_value(const char *value, int len, int keep_start, int keep_end,
 		if (i >= 0)
 			mlen = i;
 	}
-	nchars = pg_mbstrlen_with_len(value, mlen);
-	initStringInfo(&s);
-	pos = 0;
-	for (i = 0; i < nchars; i++)
+	for (i = 0; i < mlen; i++)
+		if ((unsigned char) value[i] >= 0x80)
+		{
+			ascii = false;
+			break;
+		}
+	nchars = ascii ? mlen : pg_mbstrlen_with_len(value, mlen);
+	if (nchars > (int64) keep_start + keep_end)
 	{
-		int			clen = pg_mblen(value + pos);
-		bool		keep = nchars > (int64) keep_start + keep_end &&
-			(i < keep_start || i >= nchars - keep_end);
-
-		if (keep)
-			appendBinaryStringInfo(&s, value + pos, clen);
+		hidden = nchars - keep_start - keep_end;
+		if (ascii)
+		{
+			head = keep_start;
+			tail = mlen - keep_end;
+		}
 		else
-			appendStringInfoString(&s, fill);
-		pos += clen;
+		{
+			int			pos = 0;
+
+			for (i = 0; i < nchars - keep_end; i++)
+			{
+				if (i == keep_start)
+					head = pos;
+				pos += pg_mblen(value + pos);
+			}
+			tail = pos;
+		}
 	}
-	appendBinaryStringInfo(&s, value + mlen, len - mlen);
-	return s.data;
+	else
+	{
+		/* filled whole */
+		hidden = nchars;
+		head = 0;
+		tail = mlen;
+	}
+
+	*outlen = head + hidden * fill_len + (len - tail);
+	buf = palloc(room + *outlen + 1);
+	p = buf + room;
+	memcpy(p, value, head);
+	p += head;
+	if (fill_len == 1)
+	{
+		memset(p, fill[0], hidden);
+		p += hidden;
+	}
+	else
+		for (i = 0; i < hidden; i++)
+		{
+			memcpy(p, fill, fill_len);
+			p += fill_len;
+		}
+	memcpy(p, value + tail, len - tail);
+	p[len - tail] = '\0';
+	return buf;
+}
+
+/*
+ * mask_partial_value
+ *		The masked text of value[0..len) (valid in the database encoding),
+ *		as a C string.
+ */
+char *
+mask_partial_value(const char *value, int len, int keep_start, int keep_end,
+				   const char *fill, bool keep_domain)
+{
+	int			outlen;
+
+	return partial_build(value, len, keep_start, keep_end, fill, strlen(fill),
+						 keep_domain, 0, &outlen);
 }
 
 /*
  * exwiw_mask_partial
  *		SQL entry point, see the file header.  Negative counts and an empty
- *		or NULL fill are errors.
+ *		or NULL fill are errors.  The result is built in place as a text.
  */
 Datum
 exwiw_mask_partial(PG_FUNCTION_ARGS)
@@ -78,22 +143,33 @@ exwiw_mask_partial(PG_FUNCTION_ARGS)
 	text	   *value;
 	int32		keep_start = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1);
 	int32		keep_end = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
-	char	   *fill = PG_ARGISNULL(3) ? "*" : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	const char *fill = "*";
+	int			fill_len = 1;
 	bool		keep_domain = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
+	char	   *result;
+	int			outlen;
 
+	if (!PG_ARGISNULL(3))
+	{
+		text	   *f = PG_GETARG_TEXT_PP(3);
+
+		fill = VARDATA_ANY(f);
+		fill_len = VARSIZE_ANY_EXHDR(f);
+	}
 	if (keep_start < 0 || keep_end < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("keep_start and keep_end must not be negative")));
-	if (fill[0] == '\0')
+	if (fill_len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the fill of a partial mask must not be empty")));
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	value = PG_GETARG_TEXT_PP(0);
-	PG_RETURN_TEXT_P(cstring_to_text(mask_partial_value(VARDATA_ANY(value),
-														VARSIZE_ANY_EXHDR(value),
-														keep_start, keep_end,
-														fill, keep_domain)));
+	result = partial_build(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
+						   keep_start, keep_end, fill, fill_len, keep_domain,
+						   VARHDRSZ, &outlen);
+	SET_VARSIZE(result, VARHDRSZ + outlen);
+	PG_RETURN_TEXT_P((text *) result);
 }

@@ -187,15 +187,43 @@ mask_pseudonym_value(const char *type, bool ja, const char *value, size_t len)
 }
 
 /*
- * exwiw_mask_pseudonym
- *		SQL entry point, see the file header.  NULL value: NULL; "": "".  The type
- *		and locale are checked before the secret, so that a mistake in them
- *		is reported first.
+ * The type and locale arguments of one call site, checked: the same text
+ * on every row in an export's query, so they are checked once and kept in
+ * fn_extra, the arguments' bytes compared on each row.
  */
-Datum
-exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
+typedef struct PseudonymArgs
 {
-	text	   *value;
+	char	   *type;			/* as given, NUL-terminated */
+	int			type_len;
+	bool		has_locale;
+	char	   *locale;
+	int			locale_len;
+	bool		ja;
+} PseudonymArgs;
+
+/*
+ * same_text
+ *		Is t's text the len bytes at s?
+ */
+static bool
+same_text(text *t, const char *s, int len)
+{
+	return VARSIZE_ANY_EXHDR(t) == len && memcmp(VARDATA_ANY(t), s, len) == 0;
+}
+
+/*
+ * pseudonym_args
+ *		The checked type and locale of this call: those kept in fn_extra
+ *		when the arguments are the same text, else checked and kept.  The
+ *		type and locale are checked before the secret (mask_pseudonym_value),
+ *		so that a mistake in them is reported first.
+ */
+static PseudonymArgs *
+pseudonym_args(FunctionCallInfo fcinfo)
+{
+	PseudonymArgs *args = (PseudonymArgs *) fcinfo->flinfo->fn_extra;
+	text	   *type_text;
+	text	   *locale_text = NULL;
 	char	   *type;
 	bool		ja = false;
 
@@ -203,15 +231,23 @@ exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the pseudonym type must not be null")));
-	type = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	type_text = PG_GETARG_TEXT_PP(1);
+	if (!PG_ARGISNULL(2))
+		locale_text = PG_GETARG_TEXT_PP(2);
+	if (args != NULL && same_text(type_text, args->type, args->type_len) &&
+		(locale_text == NULL ? !args->has_locale :
+		 args->has_locale && same_text(locale_text, args->locale, args->locale_len)))
+		return args;
+
+	type = text_to_cstring(type_text);
 	if (!mask_pseudonym_type_known(type))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown pseudonym type \"%s\"", type),
 				 errhint("Known types: %s.", mask_pseudonym_types())));
-	if (!PG_ARGISNULL(2))
+	if (locale_text != NULL)
 	{
-		char	   *locale = text_to_cstring(PG_GETARG_TEXT_PP(2));
+		char	   *locale = text_to_cstring(locale_text);
 
 		if (strcmp(locale, "ja") == 0)
 			ja = true;
@@ -225,13 +261,48 @@ exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("pseudonym type \"%s\" needs locale \"ja\"", type)));
+
+	if (args == NULL)
+		args = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PseudonymArgs));
+	else
+	{
+		pfree(args->type);
+		if (args->locale)
+			pfree(args->locale);
+	}
+	args->type = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, type);
+	args->type_len = strlen(type);
+	args->has_locale = locale_text != NULL;
+	args->locale = NULL;
+	args->locale_len = 0;
+	if (locale_text != NULL)
+	{
+		args->locale = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt,
+										   text_to_cstring(locale_text));
+		args->locale_len = strlen(args->locale);
+	}
+	args->ja = ja;
+	fcinfo->flinfo->fn_extra = args;
+	return args;
+}
+
+/*
+ * exwiw_mask_pseudonym
+ *		SQL entry point, see the file header.  NULL value: NULL; "": "".
+ */
+Datum
+exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
+{
+	PseudonymArgs *args = pseudonym_args(fcinfo);
+	text	   *value;
+
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	value = PG_GETARG_TEXT_PP(0);
 	/* "" holds nothing to hide, and stays "" */
 	if (VARSIZE_ANY_EXHDR(value) == 0)
 		PG_RETURN_TEXT_P(cstring_to_text(""));
-	PG_RETURN_TEXT_P(cstring_to_text(mask_pseudonym_value(type, ja,
+	PG_RETURN_TEXT_P(cstring_to_text(mask_pseudonym_value(args->type, args->ja,
 														  VARDATA_ANY(value),
 														  VARSIZE_ANY_EXHDR(value))));
 }

@@ -70,18 +70,20 @@ mask_require_secret(void)
 
 /*
  * mask_unit_noise
- *		A number in [-1, 1], uniform, from the secret, the column's name and
- *		the row's seed (its key as text): the same row gets the same noise in
- *		every run, and the noise cannot be undone without the secret.
+ *		A number in [-1, 1], uniform, from the secret, the column's name
+ *		(column_len bytes) and the row's seed (its key as text, len
+ *		bytes): the same row gets the same noise in every run, and the
+ *		noise cannot be undone without the secret.
  */
 double
-mask_unit_noise(const char *column, const char *seed, size_t len)
+mask_unit_noise(const char *column, size_t column_len, const char *seed,
+				size_t len)
 {
 	uint8		d[PG_SHA256_DIGEST_LENGTH];
 	uint64		v = 0;
 	int			i;
 
-	mask_hmac("noise", column, strlen(column), seed, len, d);
+	mask_hmac("noise", column, column_len, seed, len, d);
 	for (i = 0; i < 8; i++)
 		v = (v << 8) | d[i];
 	/* 53 bits, as a double in [0, 1], then to [-1, 1] */
