@@ -176,7 +176,7 @@ SELECT exwiw_mask_pseudonym('alice@corp.test', 'email') AS longer_secret;
 SET exwiw.mask_secret = 'a secret of the regression tests, 1';
 SELECT exwiw_mask_pseudonym('alice@corp.test', 'email') AS first_again;
 
--- The SHA-256 under the masks (mask_hmac.c) has two compressions, portable
+-- The SHA-256 under the masks (mask_hmac.c) has two implementations, portable
 -- C and the x86 SHA extensions (NULL where the CPU or the build has none;
 -- "auto" is the masks' choice): each gives RFC 4231's HMAC-SHA-256 test
 -- vectors (case 5 truncated to 128 bits, as there) and the server's

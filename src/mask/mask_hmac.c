@@ -49,6 +49,20 @@
 /* One compression: a 64-byte block into state h. */
 typedef void (*Sha256Compress) (uint32 h[8], const uint8 *block);
 
+/*
+ * A whole HMAC whose inner message is one block after the key's: out from
+ * the key's states and that block, padded.
+ */
+typedef void (*HmacBlock) (const uint32 inner[8], const uint32 outer[8],
+						   const uint8 *block, uint8 out[PG_SHA256_DIGEST_LENGTH]);
+
+/* An implementation of the two. */
+typedef struct Sha256Impl
+{
+	Sha256Compress compress;
+	HmacBlock	hmac_block;
+} Sha256Impl;
+
 /* A SHA-256 computation in progress. */
 typedef struct Sha256
 {
@@ -84,8 +98,8 @@ static size_t keyed_secret_len;
 static uint32 inner_state[8];
 static uint32 outer_state[8];
 
-/* The compression mask_hmac uses: chosen with the first keyed states. */
-static Sha256Compress sha256_compress = NULL;
+/* The implementation mask_hmac uses: chosen with the first keyed states. */
+static const Sha256Impl *sha256_impl = NULL;
 
 #define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
@@ -185,28 +199,24 @@ sha256_compress_c(uint32 h[8], const uint8 *block)
 										(w3)); \
 	} while (0)
 
+/* each 32-bit word of a block is big endian */
+#define SHA_NI_BSWAP() \
+	_mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12)
+
 /*
- * sha256_compress_ni
- *		sha256_compress_c's result, with the SHA extensions (Intel's SHA
- *		Extensions reference: the state travels as two registers, A, B, E,
- *		F from the highest lane down, and C, D, G, H).  Only called where
- *		cpu_has_sha_ni says the CPU has them.
+ * sha_ni_rounds
+ *		The 64 rounds of one block w0..w3 (W[0..15], word 0 in w0's lowest
+ *		lane) on the state in *abef and *cdgh (Intel's SHA Extensions
+ *		reference: A, B, E, F from the highest lane down, and C, D, G, H),
+ *		and the state added, as a compression does.
  */
-__attribute__((target("sha,sse4.1")))
-static void
-sha256_compress_ni(uint32 h[8], const uint8 *block)
+__attribute__((target("sha,sse4.1"), always_inline))
+static inline void
+sha_ni_rounds(__m128i *abef_p, __m128i *cdgh_p,
+			  __m128i w0, __m128i w1, __m128i w2, __m128i w3)
 {
-	/* each 32-bit word of the block is big endian */
-	const __m128i bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
-										15, 14, 13, 12);
-	__m128i		abef = _mm_set_epi32((int) h[0], (int) h[1], (int) h[4], (int) h[5]);
-	__m128i		cdgh = _mm_set_epi32((int) h[2], (int) h[3], (int) h[6], (int) h[7]);
-	__m128i		abef0 = abef;
-	__m128i		cdgh0 = cdgh;
-	__m128i		w0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) block), bswap);
-	__m128i		w1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 16)), bswap);
-	__m128i		w2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 32)), bswap);
-	__m128i		w3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 48)), bswap);
+	__m128i		abef = *abef_p;
+	__m128i		cdgh = *cdgh_p;
 	int			g;
 
 	/* rounds 0-47, computing W[16..63] as they go, then 48-63 */
@@ -221,17 +231,94 @@ sha256_compress_ni(uint32 h[8], const uint8 *block)
 	SHA_NI_QUAD(13, w1, w2, w3, w0, false);
 	SHA_NI_QUAD(14, w2, w3, w0, w1, false);
 	SHA_NI_QUAD(15, w3, w0, w1, w2, false);
+	*abef_p = _mm_add_epi32(abef, *abef_p);
+	*cdgh_p = _mm_add_epi32(cdgh, *cdgh_p);
+}
 
-	abef = _mm_add_epi32(abef, abef0);
-	cdgh = _mm_add_epi32(cdgh, cdgh0);
-	h[0] = (uint32) _mm_extract_epi32(abef, 3);
-	h[1] = (uint32) _mm_extract_epi32(abef, 2);
-	h[4] = (uint32) _mm_extract_epi32(abef, 1);
-	h[5] = (uint32) _mm_extract_epi32(abef, 0);
-	h[2] = (uint32) _mm_extract_epi32(cdgh, 3);
-	h[3] = (uint32) _mm_extract_epi32(cdgh, 2);
-	h[6] = (uint32) _mm_extract_epi32(cdgh, 1);
-	h[7] = (uint32) _mm_extract_epi32(cdgh, 0);
+/*
+ * sha_ni_load, sha_ni_words
+ *		State h[0..7] (A..H) as abef and cdgh, and back as two vectors of
+ *		words in order (A, B, C, D and E, F, G, H from the lowest lane up:
+ *		the digest's words, and h's layout in memory).
+ */
+__attribute__((target("sha,sse4.1"), always_inline))
+static inline void
+sha_ni_load(const uint32 h[8], __m128i *abef, __m128i *cdgh)
+{
+	/* D, C, B, A and H, G, F, E from the lowest lane up */
+	__m128i		dcba = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *) h), 0x1b);
+	__m128i		hgfe = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *) (h + 4)), 0x1b);
+
+	*abef = _mm_unpackhi_epi64(hgfe, dcba);
+	*cdgh = _mm_unpacklo_epi64(hgfe, dcba);
+}
+
+__attribute__((target("sha,sse4.1"), always_inline))
+static inline void
+sha_ni_words(__m128i abef, __m128i cdgh, __m128i *abcd, __m128i *efgh)
+{
+	*abcd = _mm_shuffle_epi32(_mm_unpackhi_epi64(cdgh, abef), 0x1b);
+	*efgh = _mm_shuffle_epi32(_mm_unpacklo_epi64(cdgh, abef), 0x1b);
+}
+
+/*
+ * sha256_compress_ni
+ *		sha256_compress_c's result, with the SHA extensions.  Only called
+ *		where cpu_has_sha_ni says the CPU has them.
+ */
+__attribute__((target("sha,sse4.1")))
+static void
+sha256_compress_ni(uint32 h[8], const uint8 *block)
+{
+	const __m128i bswap = SHA_NI_BSWAP();
+	__m128i		abef;
+	__m128i		cdgh;
+	__m128i		abcd;
+	__m128i		efgh;
+
+	sha_ni_load(h, &abef, &cdgh);
+	sha_ni_rounds(&abef, &cdgh,
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) block), bswap),
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 16)), bswap),
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 32)), bswap),
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 48)), bswap));
+	sha_ni_words(abef, cdgh, &abcd, &efgh);
+	_mm_storeu_si128((__m128i *) h, abcd);
+	_mm_storeu_si128((__m128i *) (h + 4), efgh);
+}
+
+/*
+ * hmac_block_ni
+ *		hmac_block_c's result, with the SHA extensions, the inner digest
+ *		kept in registers: its eight words are the outer block's first
+ *		eight, then come the padding's 0x80 (word 8) and the bit length of
+ *		the key's block and the digest (word 15: 768).
+ */
+__attribute__((target("sha,sse4.1")))
+static void
+hmac_block_ni(const uint32 inner[8], const uint32 outer[8], const uint8 *block,
+			  uint8 out[PG_SHA256_DIGEST_LENGTH])
+{
+	const __m128i bswap = SHA_NI_BSWAP();
+	__m128i		abef;
+	__m128i		cdgh;
+	__m128i		abcd;
+	__m128i		efgh;
+
+	sha_ni_load(inner, &abef, &cdgh);
+	sha_ni_rounds(&abef, &cdgh,
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) block), bswap),
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 16)), bswap),
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 32)), bswap),
+				  _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (block + 48)), bswap));
+	sha_ni_words(abef, cdgh, &abcd, &efgh);
+	sha_ni_load(outer, &abef, &cdgh);
+	sha_ni_rounds(&abef, &cdgh, abcd, efgh,
+				  _mm_set_epi32(0, 0, 0, (int) 0x80000000),
+				  _mm_set_epi32((SHA256_BLOCK + PG_SHA256_DIGEST_LENGTH) * 8, 0, 0, 0));
+	sha_ni_words(abef, cdgh, &abcd, &efgh);
+	_mm_storeu_si128((__m128i *) out, _mm_shuffle_epi8(abcd, bswap));
+	_mm_storeu_si128((__m128i *) (out + 16), _mm_shuffle_epi8(efgh, bswap));
 }
 
 /*
@@ -256,18 +343,27 @@ cpu_has_sha_ni(void)
 }
 #endif							/* MASK_SHA_NI */
 
+static void hmac_block_c(const uint32 inner[8], const uint32 outer[8],
+						 const uint8 *block, uint8 out[PG_SHA256_DIGEST_LENGTH]);
+
+static const Sha256Impl sha256_portable = {sha256_compress_c, hmac_block_c};
+
+#ifdef MASK_SHA_NI
+static const Sha256Impl sha256_sha_ni = {sha256_compress_ni, hmac_block_ni};
+#endif
+
 /*
- * choose_compress
- *		The fastest compression this CPU runs.
+ * choose_impl
+ *		The fastest implementation this CPU runs.
  */
-static Sha256Compress
-choose_compress(void)
+static const Sha256Impl *
+choose_impl(void)
 {
 #ifdef MASK_SHA_NI
 	if (cpu_has_sha_ni())
-		return sha256_compress_ni;
+		return &sha256_sha_ni;
 #endif
-	return sha256_compress_c;
+	return &sha256_portable;
 }
 
 /*
@@ -430,6 +526,39 @@ hmac_outer(Sha256Compress compress, const uint32 outer[8],
 }
 
 /*
+ * hmac_block_c
+ *		out = HMAC from the keyed states inner and outer and the inner
+ *		message's one padded block, in portable C.
+ */
+static void
+hmac_block_c(const uint32 inner[8], const uint32 outer[8], const uint8 *block,
+			 uint8 out[PG_SHA256_DIGEST_LENGTH])
+{
+	uint32		h[8];
+	uint8		d[PG_SHA256_DIGEST_LENGTH];
+	int			i;
+
+	memcpy(h, inner, sizeof(h));
+	sha256_compress_c(h, block);
+	for (i = 0; i < 8; i++)
+		put_be32(d + 4 * i, h[i]);
+	hmac_outer(sha256_compress_c, outer, d, out);
+}
+
+/*
+ * pad_block
+ *		Pad the mlen bytes (at most SHA256_BLOCK - 9) of an inner message at
+ *		blk: 0x80, zeros, the bit length of the key's block and the message.
+ */
+static void
+pad_block(uint8 blk[SHA256_BLOCK], size_t mlen)
+{
+	blk[mlen] = 0x80;
+	memset(blk + mlen + 1, 0, SHA256_BLOCK - 8 - mlen - 1);
+	put_be64(blk + SHA256_BLOCK - 8, (uint64) (SHA256_BLOCK + mlen) * 8);
+}
+
+/*
  * key_states
  *		The states after the blocks K ^ ipad and K ^ opad of the current
  *		secret (mask_require_secret has passed), computed once per secret,
@@ -443,10 +572,10 @@ key_states(void)
 	if (keyed_secret != NULL && keyed_secret_len == len &&
 		memcmp(keyed_secret, exwiw_mask_secret, len) == 0)
 		return;
-	if (sha256_compress == NULL)
-		sha256_compress = choose_compress();
-	hmac_key_states(sha256_compress, (const uint8 *) exwiw_mask_secret, len,
-					inner_state, outer_state);
+	if (sha256_impl == NULL)
+		sha256_impl = choose_impl();
+	hmac_key_states(sha256_impl->compress, (const uint8 *) exwiw_mask_secret,
+					len, inner_state, outer_state);
 	if (keyed_secret != NULL)
 	{
 		explicit_bzero(keyed_secret, keyed_secret_len);
@@ -496,17 +625,14 @@ mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
 	static const uint8 nul = 0;
 	size_t		tlen = strlen(tag);
 	size_t		mlen = tlen + 1 + alen + 1 + blen;
-	uint8		inner[PG_SHA256_DIGEST_LENGTH];
 
 	mask_require_secret();
 	key_states();
 	if (mlen <= SHA256_BLOCK - 9)
 	{
-		/* the message, 0x80, zeros, the bit length (the key's block too) */
+		/* the message laid out in its block */
 		uint8		blk[SHA256_BLOCK];
-		uint32		h[8];
 		uint8	   *p = blk;
-		int			i;
 
 		memcpy(p, tag, tlen);
 		p += tlen;
@@ -515,28 +641,23 @@ mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
 		p += alen;
 		*p++ = 0;
 		memcpy(p, b, blen);
-		p += blen;
-		*p++ = 0x80;
-		memset(p, 0, blk + SHA256_BLOCK - 8 - p);
-		put_be64(blk + SHA256_BLOCK - 8, (uint64) (SHA256_BLOCK + mlen) * 8);
-		memcpy(h, inner_state, sizeof(h));
-		sha256_compress(h, blk);
-		for (i = 0; i < 8; i++)
-			put_be32(inner + 4 * i, h[i]);
+		pad_block(blk, mlen);
+		sha256_impl->hmac_block(inner_state, outer_state, blk, out);
 	}
 	else
 	{
 		Sha256		s;
+		uint8		inner[PG_SHA256_DIGEST_LENGTH];
 
-		sha256_start(&s, sha256_compress, inner_state, SHA256_BLOCK);
+		sha256_start(&s, sha256_impl->compress, inner_state, SHA256_BLOCK);
 		sha256_update(&s, (const uint8 *) tag, tlen);
 		sha256_update(&s, &nul, 1);
 		sha256_update(&s, (const uint8 *) a, alen);
 		sha256_update(&s, &nul, 1);
 		sha256_update(&s, (const uint8 *) b, blen);
 		sha256_final(&s, inner);
+		hmac_outer(sha256_impl->compress, outer_state, inner, out);
 	}
-	hmac_outer(sha256_compress, outer_state, inner, out);
 #ifdef USE_ASSERT_CHECKING
 	check_with_server(tag, a, alen, b, blen, out);
 #endif
@@ -546,47 +667,52 @@ mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
  * exwiw_mask_hmac_test
  *		exwiw_mask_hmac_test(impl text, key bytea, data bytea) RETURNS bytea:
  *		HMAC-SHA-256(key, data), or SHA-256(data) for a NULL key, computed
- *		with the compression impl names: "portable", "sha_ni" (NULL where
+ *		by the implementation impl names: "portable", "sha_ni" (NULL where
  *		the CPU or the build has no SHA extensions) or "auto" (mask_hmac's
- *		choice).  For the regression tests, which declare it themselves: it
- *		is not part of the extension's SQL.
+ *		choice), an HMAC of at most SHA256_BLOCK - 9 bytes of data through
+ *		its one-block path, as mask_hmac does.  For the regression tests,
+ *		which declare it themselves: it is not part of the extension's SQL.
  */
 Datum
 exwiw_mask_hmac_test(PG_FUNCTION_ARGS)
 {
-	char	   *impl;
+	char	   *impl_name;
 	bytea	   *data;
-	Sha256Compress compress = NULL;
+	const uint8 *bytes;
+	size_t		len;
+	const Sha256Impl *impl = NULL;
 	uint8		digest[PG_SHA256_DIGEST_LENGTH];
 	bytea	   *result;
 	Sha256		s;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
-	impl = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	impl_name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	data = PG_GETARG_BYTEA_PP(2);
-	if (strcmp(impl, "portable") == 0)
-		compress = sha256_compress_c;
-	else if (strcmp(impl, "auto") == 0)
-		compress = choose_compress();
-	else if (strcmp(impl, "sha_ni") == 0)
+	bytes = (const uint8 *) VARDATA_ANY(data);
+	len = VARSIZE_ANY_EXHDR(data);
+	if (strcmp(impl_name, "portable") == 0)
+		impl = &sha256_portable;
+	else if (strcmp(impl_name, "auto") == 0)
+		impl = choose_impl();
+	else if (strcmp(impl_name, "sha_ni") == 0)
 	{
 #ifdef MASK_SHA_NI
 		if (cpu_has_sha_ni())
-			compress = sha256_compress_ni;
+			impl = &sha256_sha_ni;
 #endif
-		if (compress == NULL)
+		if (impl == NULL)
 			PG_RETURN_NULL();
 	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown SHA-256 compression \"%s\"", impl)));
+				 errmsg("unknown SHA-256 implementation \"%s\"", impl_name)));
 
 	if (PG_ARGISNULL(1))
 	{
-		sha256_start(&s, compress, sha256_iv, 0);
-		sha256_update(&s, (const uint8 *) VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
+		sha256_start(&s, impl->compress, sha256_iv, 0);
+		sha256_update(&s, bytes, len);
 		sha256_final(&s, digest);
 	}
 	else
@@ -594,14 +720,26 @@ exwiw_mask_hmac_test(PG_FUNCTION_ARGS)
 		bytea	   *key = PG_GETARG_BYTEA_PP(1);
 		uint32		inner[8];
 		uint32		outer[8];
-		uint8		d[PG_SHA256_DIGEST_LENGTH];
 
-		hmac_key_states(compress, (const uint8 *) VARDATA_ANY(key),
+		hmac_key_states(impl->compress, (const uint8 *) VARDATA_ANY(key),
 						VARSIZE_ANY_EXHDR(key), inner, outer);
-		sha256_start(&s, compress, inner, SHA256_BLOCK);
-		sha256_update(&s, (const uint8 *) VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
-		sha256_final(&s, d);
-		hmac_outer(compress, outer, d, digest);
+		if (len <= SHA256_BLOCK - 9)
+		{
+			uint8		blk[SHA256_BLOCK];
+
+			memcpy(blk, bytes, len);
+			pad_block(blk, len);
+			impl->hmac_block(inner, outer, blk, digest);
+		}
+		else
+		{
+			uint8		d[PG_SHA256_DIGEST_LENGTH];
+
+			sha256_start(&s, impl->compress, inner, SHA256_BLOCK);
+			sha256_update(&s, bytes, len);
+			sha256_final(&s, d);
+			hmac_outer(impl->compress, outer, d, digest);
+		}
 	}
 	result = palloc(VARHDRSZ + PG_SHA256_DIGEST_LENGTH);
 	SET_VARSIZE(result, VARHDRSZ + PG_SHA256_DIGEST_LENGTH);
