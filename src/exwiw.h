@@ -190,6 +190,9 @@ typedef struct ExwiwSqlWriterOptions
 extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
 											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
+
+/* dump/copy_lines.c */
+extern ExwiwWriter *exwiw_copy_lines_writer(const char *table_name);
 extern const char *exwiw_file_encoding_name(bool server_file);
 extern char *exwiw_sql_file_prologue(ExwiwSqlFile file, bool server_file);
 

@@ -40,6 +40,7 @@
 
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
+#include "utils/tuplestore.h"
 
 /* Defaults of bulk_insert_chunk_size and batch_scope.size, as the client. */
 #define SUBSET_DEFAULT_CHUNK	10000
@@ -292,6 +293,34 @@ typedef struct SubsetPlan
 	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
 } SubsetPlan;
 
+/*
+ * The arguments of a subset function (exwiw_plan, exwiw_explain,
+ * exwiw_export, exwiw_export_to_dir), decoded from the call by its SQL
+ * entry point (subset_funcs.c, sink/sink_funcs.c), so that the engine never
+ * sees a FunctionCallInfo.  An argument a call does not have (one made
+ * through 1.0's declaration, or a function without it) holds its default.
+ * ids and the jsonb arguments are decoded further by subset_request.c and
+ * the config parser, which know the tables they are for.
+ */
+typedef struct SubsetArgs
+{
+	const char *fn;				/* the SQL function, for messages */
+	const char *target;			/* target_table, or NULL: scope columns */
+	ArrayType  *ids;			/* text[], never NULL */
+	Jsonb	   *config;			/* or NULL: the catalog's */
+	Jsonb	   *ids_by_space;	/* or NULL */
+	ExwiwSqlFormat format;		/* the files' format (exports) */
+	bool		allow_undecided;
+	bool		allow_missing_ids;
+	bool		deletes;		/* delete files after the insert files */
+	int32	   *files;			/* files => ..., nfiles numbers; or NULL */
+	int			nfiles;
+	int			part;			/* part => k, parts => n; or 0 */
+	int			parts;
+	int64		split_rows;		/* pieces of at most this many rows; or 0 */
+	bool		actual;			/* exwiw_explain: EXPLAIN ANALYZE */
+} SubsetArgs;
+
 /* Where an error happened, for the error context. */
 typedef struct SubsetErrorContext
 {
@@ -392,7 +421,8 @@ extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
-extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
+extern void subset_plan_keep_files(SubsetPlan *plan, const int32 *files,
+								   int n);
 extern void subset_plan_check_decided(SubsetPlan *plan);
 
 /* subset_request.c */
@@ -401,6 +431,7 @@ extern void subset_request_init(SubsetRequest *req, const char *funcname,
 								ArrayType *ids, Jsonb *ids_by_space);
 extern const SubsetIds *subset_request_space(const SubsetRequest *req,
 											 const char *space);
+extern SubsetPlan *subset_plan_from_args(const SubsetArgs *a, bool export);
 
 /* subset_delete.c */
 extern bool subset_delete_wanted(SubsetPlan *plan, int file);
@@ -416,6 +447,37 @@ extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 								  ExwiwQuery *q);
 extern List *subset_run_sequences(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
+
+/* subset_delete.c: a file's delete file, for exwiw_export and the sink */
+extern ExwiwStream *subset_delete_open_file(SubsetPlan *plan, SubsetRun *run,
+											int file, bool server_file,
+											MemoryContext cxt,
+											const uint64 **statements);
+
+/*
+ * subset_export.c: an export streamed, for exwiw_export (begin, next, end)
+ * and for the directory sink, which prepares it and opens each file itself
+ */
+typedef struct SubsetExport SubsetExport;
+extern SubsetRun *subset_export_prepare(const SubsetArgs *a, MemoryContext cxt,
+										SubsetPlan **planp);
+extern ExwiwStream *subset_export_open_file(SubsetPlan *plan, SubsetRun *run,
+											int file, ExwiwSqlFormat format,
+											bool server_file, int part,
+											int parts, MemoryContext cxt);
+extern SubsetExport *subset_export_begin(const SubsetArgs *a, MemoryContext cxt);
+extern bool subset_export_next(SubsetExport *ex, text **file_name, text **chunk);
+extern void subset_export_end(SubsetExport *ex);
+
+/* subset_explain.c */
+extern void subset_explain(const SubsetArgs *a, Tuplestorestate *ts,
+						   TupleDesc desc);
+
+/* subset_funcs.c: decoding shared with the directory sink */
+extern void subset_args_export(FunctionCallInfo fcinfo, const char *fn,
+							   int argoff, int ids_by_space_arg,
+							   int allow_missing_arg, int deletes_arg,
+							   int part_arg, SubsetArgs *a);
 
 /* error context */
 
