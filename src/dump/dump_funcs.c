@@ -1,20 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * dump_funcs.c
- *	  exwiw_dump() and exwiw_dump_jsonl(): stream any query as one INSERT
- *	  statement (or COPY block), or as JSON Lines of Relaxed Extended JSON,
- *	  in text chunks.
+ *	  The SQL-callable functions of the dump: exwiw_dump() streams any
+ *	  query as one INSERT statement (or COPY block) in text chunks;
+ *	  exwiw_dump_jsonl(), its JSON Lines twin, is with the Extended JSON
+ *	  functions (extjson/extjson_funcs.c), on the same engine.
  *
  *	  exwiw_dump(query text, table_name text,
  *				 rows_per_statement integer DEFAULT NULL,
  *				 format text DEFAULT 'insert',
  *				 chunk_bytes integer DEFAULT 262144,
  *				 part integer DEFAULT NULL, parts integer DEFAULT NULL)
- *		RETURNS SETOF text
- *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
- *					   omit_nulls boolean DEFAULT false,
- *					   chunk_bytes integer DEFAULT 262144,
- *					   part integer DEFAULT NULL, parts integer DEFAULT NULL)
  *		RETURNS SETOF text
  *	  exwiw_file_prologue() RETURNS text
  *	  exwiw_copy_lines(query text, table_name text) RETURNS SETOF text
@@ -27,7 +23,7 @@
  * lines that make them a whole file when written from the client's end.
  * exwiw_copy_lines returns a COPY dump one line per row, for psql's \copy
  * (copy_lines.c says how the lines pass through COPY's CSV format).
- * Each plugs a writer (dump_writer.c, extjson_lines.c) into the streaming
+ * Each plugs a writer (dump_writer.c, copy_lines.c) into the streaming
  * engine (stream.c).
  * A value-per-call set-returning function: in a target list
  * (SELECT exwiw_dump(...)) every call formats just enough rows for one
@@ -48,7 +44,6 @@
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(exwiw_dump);
-PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
 PG_FUNCTION_INFO_V1(exwiw_file_prologue);
 PG_FUNCTION_INFO_V1(exwiw_copy_lines);
 
@@ -121,52 +116,6 @@ exwiw_dump(PG_FUNCTION_ARGS)
 		exwiw_srf_start(fcinfo, funcctx,
 						exwiw_stream_open(fn, &q, writer, chunk_bytes,
 										  funcctx->multi_call_memory_ctx));
-		MemoryContextSwitchTo(old);
-	}
-
-	funcctx = SRF_PERCALL_SETUP();
-	return exwiw_srf_next(fcinfo, funcctx);
-}
-
-/*
- * exwiw_dump_jsonl
- *		SQL entry point, see the file header.
- */
-Datum
-exwiw_dump_jsonl(PG_FUNCTION_ARGS)
-{
-	FuncCallContext *funcctx;
-
-	if (SRF_IS_FIRSTCALL())
-	{
-		const char *fn = "exwiw_dump_jsonl";
-		int			chunk_bytes;
-		MemoryContext old;
-		ExwiwWriter *jw;
-		char	   *query;
-
-		exwiw_check_srf_context(fcinfo, fn);
-		exwiw_require_arg(fcinfo, 0, fn, "query");
-		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
-		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
-
-		funcctx = SRF_FIRSTCALL_INIT();
-		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
-									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
-									   PG_GETARG_BOOL(2));
-		{
-			ExwiwQuery	q = {0};
-
-			q.sql = query;
-			q.context = "exwiw_dump_jsonl, reading the query";
-			exwiw_part_args(fcinfo, 4, fn, &q);
-			exwiw_srf_start(fcinfo, funcctx,
-							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
-											  chunk_bytes,
-											  funcctx->multi_call_memory_ctx));
-		}
 		MemoryContextSwitchTo(old);
 	}
 

@@ -5,23 +5,34 @@
  *
  * A subset export writes every row that belongs to a target (say shop 1)
  * across many tables, closed under foreign keys, one file per table.  It is
- * built from these files:
+ * built from these files (each group its own header where it has shared
+ * state: subset_config.h, subset_planner.h, subset_run.h):
  *
- *	subset_config.c		a config document (jsonb) checked and resolved
- *						into a SubsetConfig: tables, columns, masks, edges
- *	subset_catalog.c	exwiw_config_from_catalog(): a config read from the
- *						catalog's foreign keys, partitions and inheritance
- *	subset_sensitive.c	which columns look sensitive (safe mode)
+ *	subset_funcs.c		the SQL functions, thin: arguments into a SubsetArgs
+ *	subset_request.c	a call's ids decoded, and its config, request and
+ *						plan made (subset_plan_from_args)
+ *	subset_config*.c	a config document (jsonb) checked and resolved
+ *						into a SubsetConfig: jsonb access, columns and
+ *						masks, edges, the checks
+ *	subset_catalog.c	the config the catalog implies: foreign keys,
+ *						partitions and inheritance; subset_infer.c the
+ *						edges real applications leave undeclared;
+ *						subset_sensitive.c which columns look sensitive
  *	subset_order.c		the processing (file) order, as the Ruby client
- *						computes it: rounds, cycles broken with a WARNING
- *	subset_deparse.c		SQL text that exwiw writes: qualified names,
+ *						computes it: rounds, cycles broken at nullable keys
+ *	subset_plan.c,		which rows: seeds, paths, arms, closure, decided
+ *	subset_seeds.c,		as PlannerRel per table, then turned into row sets
+ *	subset_closure.c,	and one extraction query per table; the select list
+ *	subset_select.c		with its masks
+ *	subset_deparse.c	SQL text that exwiw writes: qualified names,
  *						equality operators, key tuples
- *	subset_plan.c		which rows: seeds, paths, closure, turned into row
- *						sets and one extraction query per table;
- *						exwiw_plan()
- *	subset_run.c		running a plan: privileges, locks, the snapshot
- *						check, sets materialized as tuplestores, sequences
- *	subset_export.c		exwiw_export(): the files, streamed
+ *	subset_run*.c		running a plan: privileges and locks, the snapshot
+ *						check, row sets, sequences, self-reference depths
+ *	subset_export.c		the files, streamed (exwiw_export, the directory
+ *						sink); subset_delete.c their delete files;
+ *						subset_file_name.c their names
+ *	subset_explain.c	every file's query EXPLAINed on the export's sets
+ *	subset_preview.c	a table's masked columns beside their originals
  *
  * A config names tables; an edge is one belongs_to: (child, parent, child
  * columns, parent columns).  The planner turns config + target + ids into a
@@ -472,6 +483,17 @@ extern void subset_export_end(SubsetExport *ex);
 /* subset_explain.c */
 extern void subset_explain(const SubsetArgs *a, Tuplestorestate *ts,
 						   TupleDesc desc);
+
+/* subset_file_name.c: the names of the files */
+extern char *exwiw_named_file(const char *prefix, int seq, int width,
+							  const char *table, const char *ext);
+extern char *exwiw_file_name(int seq, int width, const char *table,
+							 const char *ext);
+extern char *exwiw_part_file_name(const char *name, int part);
+
+/* subset_preview.c */
+extern void subset_mask_preview(Jsonb *config, const char *name, int32 nrows,
+								Tuplestorestate *ts, TupleDesc desc);
 
 /* subset_funcs.c: decoding shared with the directory sink */
 extern void subset_args_export(FunctionCallInfo fcinfo, const char *fn,

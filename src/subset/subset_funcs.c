@@ -22,6 +22,9 @@
  *				   files, ids_by_space, part, parts, allow_missing_ids,
  *				   split_rows, deletes)
  *		RETURNS TABLE(file_name text, chunk text)	(subset_export.c)
+ *	  exwiw_mask_preview(config jsonb, table_name text, nrows int)
+ *		RETURNS TABLE(row_number int, column_name text, original text,
+ *					  masked text)				(subset_preview.c)
  *
  * exwiw--1.1.sql has the full declarations and their defaults.  The
  * arguments after format came with 1.1: a call through 1.0's declaration
@@ -36,8 +39,11 @@
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -45,6 +51,7 @@ PG_FUNCTION_INFO_V1(exwiw_config_from_catalog);
 PG_FUNCTION_INFO_V1(exwiw_plan);
 PG_FUNCTION_INFO_V1(exwiw_explain);
 PG_FUNCTION_INFO_V1(exwiw_export);
+PG_FUNCTION_INFO_V1(exwiw_mask_preview);
 
 /*
  * args_common
@@ -312,4 +319,39 @@ exwiw_export(PG_FUNCTION_ARGS)
 	UnregisterExprContextCallback(rsinfo->econtext, export_shutdown,
 								  PointerGetDatum(ex));
 	SRF_RETURN_DONE(funcctx);
+}
+
+/*
+ * exwiw_mask_preview
+ *		SQL entry point: a table's masked columns, original beside masked
+ *		(subset_preview.c).  Only a role with the privileges of
+ *		pg_read_all_data (superusers have them) may call it: it shows
+ *		original values, and the pseudonyms of them, side by side.
+ */
+Datum
+exwiw_mask_preview(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *name;
+	int32		nrows;
+
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_DATA))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to preview masks"),
+				 errdetail("Only roles with the privileges of pg_read_all_data may see original values beside masked ones.")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("table_name must not be null")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	nrows = PG_ARGISNULL(2) ? 10 : PG_GETARG_INT32(2);
+	if (nrows < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nrows must not be negative")));
+	InitMaterializedSRF(fcinfo, 0);
+	subset_mask_preview(PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0), name,
+						nrows, rsinfo->setResult, rsinfo->setDesc);
+	return (Datum) 0;
 }
