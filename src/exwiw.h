@@ -1,21 +1,49 @@
 /*-------------------------------------------------------------------------
  *
  * exwiw.h
- *	  Shared declarations of the exwiw extension.
+ *	  The map of the extension, and the declarations every subsystem
+ *	  shares: the streaming engine and its writers (dump/), the settings
+ *	  pins, the argument checks of the SQL entry points.
  *
- * The extension is built from small files, one concept each:
+ * src/ is one directory per subsystem.  Calls go one way, down this list;
+ * a subsystem calls only those below it:
  *
- *	sql_text.c		the dump format's text: literals, escapes, identifiers,
- *					statement framing (no server needed: sql_text.h)
- *	ident.c			a statement's table name, each part quoted
- *	settings.c		pinning DateStyle & co. while values are formatted
- *	query_check.c	refusing anything but a single read-only SELECT
- *	stream.c		executor + DestReceiver + chunking: the streaming engine
- *	dump_writer.c	INSERT and COPY rows: values to text, framed by sql_text.c
- *	srf.c			value-per-call plumbing shared by the streaming SRFs
- *	exwiw.c			module magic and shared argument checks
- *	dump_funcs.c			exwiw_dump(), the SQL-callable SRF
- *	sink.h			server-side file sinks and \copy lines (own header)
+ *	sink/		server-side files: a stream drained into a file, or a
+ *				subset export's files into a directory, atomically, through
+ *				a compressor (a handle per algorithm, compress_io.h)
+ *	subset/		the subset engine: a config checked and resolved, the
+ *				foreign-key graph from the catalog, the planner (decisions
+ *				in subset_plan.c and subset_seeds.c, SQL text in
+ *				subset_deparse.c), the executor (subset_run*.c: privileges,
+ *				locks, row sets, sequences, depths), the export, its delete
+ *				files, explain and the mask preview
+ *	mask/		the masks that are SQL functions called per row by an
+ *				export's select list: pseudonyms, partial, noise,
+ *				generalization, jsonb paths; the secret and its HMAC
+ *	fake/		deterministic fake values and their word pools
+ *	extjson/	Relaxed Extended JSON in the server: json and jsonb
+ *				values, typed rows, the JSON Lines writer
+ *	dump/		the streaming engine (stream.c: one query, rows formatted
+ *				straight into chunks), the INSERT and COPY writer
+ *				(dump_writer.c), the checks of a query, the settings
+ *				pinned while values are formatted, SRF plumbing
+ *	common/		what builds with FRONTEND too, so that the fuzz targets
+ *				and the client take the directory: the dump format's
+ *				text (sql_text.c), the Extended JSON core (extjson.h), and
+ *				compat.h, the one place that tests the server's version
+ *
+ * exwiw.c is the module's entry (the magic block, _PG_init and the
+ * settings of every subsystem, the shared argument checks).  Each
+ * subsystem's SQL-callable functions are in its *_funcs.c and nowhere
+ * else, thin, as contrib/amcheck's: they decode their arguments (into a
+ * struct where there are many: SubsetArgs), call the engine, and turn
+ * what it returns into rows; no engine function takes a FunctionCallInfo.
+ * An entry point may call any subsystem (exwiw_dump_jsonl, in
+ * extjson_funcs.c, runs dump/'s stream with extjson/'s writer).
+ * Includes name the directory: #include "subset/subset.h".
+ *
+ * "sql" in a name means SQL text (common/sql_text.c); the dump format's
+ * writer is dump_writer.c, the SQL functions are the *_funcs.c.
  *
  * A "stream" runs one query through a cursor and hands every row to a
  * "writer", which appends the row's text to a chunk buffer.  The stream
@@ -190,6 +218,9 @@ typedef struct ExwiwSqlWriterOptions
 extern ExwiwSqlFormat exwiw_parse_sql_format(const char *format,
 											 bool allow_jsonl);
 extern ExwiwWriter *exwiw_sql_writer_create(const ExwiwSqlWriterOptions *opts);
+
+/* dump/copy_lines.c */
+extern ExwiwWriter *exwiw_copy_lines_writer(const char *table_name);
 extern const char *exwiw_file_encoding_name(bool server_file);
 extern char *exwiw_sql_file_prologue(ExwiwSqlFile file, bool server_file);
 
@@ -225,13 +256,6 @@ extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname
 extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
 extern int	exwiw_io_concurrency;
-
-/* file_name.c */
-extern char *exwiw_named_file(const char *prefix, int seq, int width,
-							  const char *table, const char *ext);
-extern char *exwiw_file_name(int seq, int width, const char *table,
-							 const char *ext);
-extern char *exwiw_part_file_name(const char *name, int part);
 
 /* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */
 struct ExjError;

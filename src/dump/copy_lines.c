@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * copy_lines.c
- *	  exwiw_copy_lines(): a COPY-format dump as one file line per row, so
- *	  that psql's \copy writes the file from the client.
+ *	  The writer of exwiw_copy_lines(): a COPY-format dump as one file line
+ *	  per row, so that psql's \copy writes the file from the client (the
+ *	  SQL entry point, in dump_funcs.c, returns the lines one by one).
  *
  *	  exwiw_copy_lines(query text, table_name text) RETURNS SETOF text
  *
@@ -43,11 +44,6 @@
  */
 #include "exwiw.h"
 
-#include "sink/sink.h"
-
-#include "funcapi.h"
-#include "utils/builtins.h"
-
 /* The writer: the COPY writer, with the marker bytes escaped. */
 typedef struct LinesWriter
 {
@@ -55,14 +51,6 @@ typedef struct LinesWriter
 	ExwiwWriter *copy;			/* the SQL writer, format COPY */
 	const char *table_name;
 } LinesWriter;
-
-/* What exwiw_copy_lines keeps across calls. */
-typedef struct LinesState
-{
-	ExwiwStream *stream;
-	const char *pos;			/* next line in the current chunk */
-	const char *end;			/* end of the current chunk, or NULL */
-} LinesState;
 
 /* A byte that COPY's CSV output with our options would not pass as is. */
 #define IS_MARKER(c) ((unsigned char) (c) >= 0x01 && (unsigned char) (c) <= 0x03)
@@ -142,11 +130,13 @@ lines_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 }
 
 /*
- * lines_create
- *		The line writer for table_name, in the current memory context.
+ * exwiw_copy_lines_writer
+ *		The writer of exwiw_copy_lines (its entry point is in dump_funcs.c)
+ *		for table_name, in the current memory context: the COPY writer's
+ *		lines, the marker bytes escaped, no end-of-data line.
  */
-static ExwiwWriter *
-lines_create(const char *table_name)
+ExwiwWriter *
+exwiw_copy_lines_writer(const char *table_name)
 {
 	LinesWriter *lw = palloc0(sizeof(LinesWriter));
 	ExwiwSqlWriterOptions opts = {0};
@@ -162,80 +152,4 @@ lines_create(const char *table_name)
 	lw->pub.between = NULL;
 	lw->pub.finish = NULL;
 	return &lw->pub;
-}
-
-/*
- * lines_shutdown
- *		ExprContext callback: the consumer stopped early, close the stream.
- */
-static void
-lines_shutdown(Datum arg)
-{
-	exwiw_stream_close(((LinesState *) DatumGetPointer(arg))->stream);
-}
-
-PG_FUNCTION_INFO_V1(exwiw_copy_lines);
-
-/*
- * exwiw_copy_lines
- *		SQL entry point, see the file header.  Each call returns the next
- *		line of the current chunk; the chunks of the stream hold whole
- *		lines joined by "\n", and a COPY line never holds a raw newline.
- */
-Datum
-exwiw_copy_lines(PG_FUNCTION_ARGS)
-{
-	const char *fn = "exwiw_copy_lines";
-	FuncCallContext *funcctx;
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	LinesState *st;
-	const char *nl;
-	text	   *line;
-
-	if (SRF_IS_FIRSTCALL())
-	{
-		MemoryContext old;
-		ExwiwQuery	q = {0};
-
-		exwiw_check_srf_context(fcinfo, fn);
-		exwiw_require_arg(fcinfo, 0, fn, "query");
-		exwiw_require_arg(fcinfo, 1, fn, "table_name");
-		funcctx = SRF_FIRSTCALL_INIT();
-		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		st = palloc0(sizeof(LinesState));
-		q.sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
-		q.context = "exwiw_copy_lines, reading the query";
-		st->stream = exwiw_stream_open(fn, &q,
-									   lines_create(text_to_cstring(PG_GETARG_TEXT_PP(1))),
-									   EXWIW_DEFAULT_CHUNK_BYTES,
-									   funcctx->multi_call_memory_ctx);
-		funcctx->user_fctx = st;
-		RegisterExprContextCallback(rsinfo->econtext, lines_shutdown,
-									PointerGetDatum(st));
-		MemoryContextSwitchTo(old);
-	}
-
-	funcctx = SRF_PERCALL_SETUP();
-	st = (LinesState *) funcctx->user_fctx;
-
-	if (st->end == NULL || st->pos > st->end)
-	{
-		text	   *chunk = exwiw_stream_next(st->stream);
-
-		if (chunk == NULL)
-		{
-			exwiw_stream_close(st->stream);
-			UnregisterExprContextCallback(rsinfo->econtext, lines_shutdown,
-										  PointerGetDatum(st));
-			SRF_RETURN_DONE(funcctx);
-		}
-		st->pos = VARDATA_ANY(chunk);
-		st->end = st->pos + VARSIZE_ANY_EXHDR(chunk);
-	}
-	nl = memchr(st->pos, '\n', st->end - st->pos);
-	if (nl == NULL)
-		nl = st->end;
-	line = cstring_to_text_with_len(st->pos, nl - st->pos);
-	st->pos = nl + 1;			/* past end: the chunk is used up */
-	SRF_RETURN_NEXT(funcctx, PointerGetDatum(line));
 }

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * dump_funcs.c
- *	  exwiw_dump() and exwiw_dump_jsonl(): stream any query as one INSERT
- *	  statement (or COPY block), or as JSON Lines of Relaxed Extended JSON,
- *	  in text chunks.
+ *	  The SQL-callable functions of the dump: exwiw_dump() streams any
+ *	  query as one INSERT statement (or COPY block) in text chunks;
+ *	  exwiw_dump_jsonl(), its JSON Lines twin, is with the Extended JSON
+ *	  functions (extjson/extjson_funcs.c), on the same engine.
  *
  *	  exwiw_dump(query text, table_name text,
  *				 rows_per_statement integer DEFAULT NULL,
@@ -11,12 +12,8 @@
  *				 chunk_bytes integer DEFAULT 262144,
  *				 part integer DEFAULT NULL, parts integer DEFAULT NULL)
  *		RETURNS SETOF text
- *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
- *					   omit_nulls boolean DEFAULT false,
- *					   chunk_bytes integer DEFAULT 262144,
- *					   part integer DEFAULT NULL, parts integer DEFAULT NULL)
- *		RETURNS SETOF text
  *	  exwiw_file_prologue() RETURNS text
+ *	  exwiw_copy_lines(query text, table_name text) RETURNS SETOF text
  *
  * part => k, parts => n: only the k-th of n parts of the output, split
  * between rows by row count, so that the parts' outputs concatenate to the
@@ -24,7 +21,9 @@
  *
  * exwiw_dump writes the statements alone; exwiw_file_prologue gives the
  * lines that make them a whole file when written from the client's end.
- * Each plugs a writer (dump_writer.c, extjson_lines.c) into the streaming
+ * exwiw_copy_lines returns a COPY dump one line per row, for psql's \copy
+ * (copy_lines.c says how the lines pass through COPY's CSV format).
+ * Each plugs a writer (dump_writer.c, copy_lines.c) into the streaming
  * engine (stream.c).
  * A value-per-call set-returning function: in a target list
  * (SELECT exwiw_dump(...)) every call formats just enough rows for one
@@ -45,8 +44,16 @@
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(exwiw_dump);
-PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
 PG_FUNCTION_INFO_V1(exwiw_file_prologue);
+PG_FUNCTION_INFO_V1(exwiw_copy_lines);
+
+/* What exwiw_copy_lines keeps across calls. */
+typedef struct LinesState
+{
+	ExwiwStream *stream;
+	const char *pos;			/* next line in the current chunk */
+	const char *end;			/* end of the current chunk, or NULL */
+} LinesState;
 
 /*
  * exwiw_file_prologue
@@ -117,47 +124,75 @@ exwiw_dump(PG_FUNCTION_ARGS)
 }
 
 /*
- * exwiw_dump_jsonl
- *		SQL entry point, see the file header.
+ * lines_shutdown
+ *		ExprContext callback: the consumer stopped early, close the stream.
+ */
+static void
+lines_shutdown(Datum arg)
+{
+	exwiw_stream_close(((LinesState *) DatumGetPointer(arg))->stream);
+}
+
+/*
+ * exwiw_copy_lines
+ *		SQL entry point, see the file header.  Each call returns the next
+ *		line of the current chunk; the chunks of the stream hold whole
+ *		lines joined by "\n", and a COPY line never holds a raw newline.
  */
 Datum
-exwiw_dump_jsonl(PG_FUNCTION_ARGS)
+exwiw_copy_lines(PG_FUNCTION_ARGS)
 {
+	const char *fn = "exwiw_copy_lines";
 	FuncCallContext *funcctx;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	LinesState *st;
+	const char *nl;
+	text	   *line;
 
 	if (SRF_IS_FIRSTCALL())
 	{
-		const char *fn = "exwiw_dump_jsonl";
-		int			chunk_bytes;
 		MemoryContext old;
-		ExwiwWriter *jw;
-		char	   *query;
+		ExwiwQuery	q = {0};
 
 		exwiw_check_srf_context(fcinfo, fn);
 		exwiw_require_arg(fcinfo, 0, fn, "query");
-		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
-		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
-
+		exwiw_require_arg(fcinfo, 1, fn, "table_name");
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
-		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
-									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
-									   PG_GETARG_BOOL(2));
-		{
-			ExwiwQuery	q = {0};
-
-			q.sql = query;
-			q.context = "exwiw_dump_jsonl, reading the query";
-			exwiw_part_args(fcinfo, 4, fn, &q);
-			exwiw_srf_start(fcinfo, funcctx,
-							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
-											  chunk_bytes,
-											  funcctx->multi_call_memory_ctx));
-		}
+		st = palloc0(sizeof(LinesState));
+		q.sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		q.context = "exwiw_copy_lines, reading the query";
+		st->stream = exwiw_stream_open(fn, &q,
+									   exwiw_copy_lines_writer(text_to_cstring(PG_GETARG_TEXT_PP(1))),
+									   EXWIW_DEFAULT_CHUNK_BYTES,
+									   funcctx->multi_call_memory_ctx);
+		funcctx->user_fctx = st;
+		RegisterExprContextCallback(rsinfo->econtext, lines_shutdown,
+									PointerGetDatum(st));
 		MemoryContextSwitchTo(old);
 	}
 
 	funcctx = SRF_PERCALL_SETUP();
-	return exwiw_srf_next(fcinfo, funcctx);
+	st = (LinesState *) funcctx->user_fctx;
+
+	if (st->end == NULL || st->pos > st->end)
+	{
+		text	   *chunk = exwiw_stream_next(st->stream);
+
+		if (chunk == NULL)
+		{
+			exwiw_stream_close(st->stream);
+			UnregisterExprContextCallback(rsinfo->econtext, lines_shutdown,
+										  PointerGetDatum(st));
+			SRF_RETURN_DONE(funcctx);
+		}
+		st->pos = VARDATA_ANY(chunk);
+		st->end = st->pos + VARSIZE_ANY_EXHDR(chunk);
+	}
+	nl = memchr(st->pos, '\n', st->end - st->pos);
+	if (nl == NULL)
+		nl = st->end;
+	line = cstring_to_text_with_len(st->pos, nl - st->pos);
+	st->pos = nl + 1;			/* past end: the chunk is used up */
+	SRF_RETURN_NEXT(funcctx, PointerGetDatum(line));
 }

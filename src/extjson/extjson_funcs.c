@@ -2,15 +2,22 @@
  *
  * extjson_funcs.c
  *	  The SQL functions of Extended JSON: one value as one compact Relaxed
- *	  Extended JSON document.
+ *	  Extended JSON document, and a query's rows as JSON Lines.
  *
  *	  exwiw_ext_json(jsonb) RETURNS text
  *	  exwiw_ext_json(json) RETURNS text
  *	  exwiw_ext_json(record, oid_columns text[] DEFAULT NULL,
  *					 omit_nulls boolean DEFAULT false) RETURNS text
+ *	  exwiw_dump_jsonl(query text, oid_columns text[] DEFAULT NULL,
+ *					   omit_nulls boolean DEFAULT false,
+ *					   chunk_bytes integer DEFAULT 262144,
+ *					   part integer DEFAULT NULL, parts integer DEFAULT NULL)
+ *		RETURNS SETOF text
  *
- * (exwiw_dump_jsonl, which streams a query's rows, is beside exwiw_dump in
- * dump_funcs.c.)  Each call names the function in the context of its errors.
+ * exwiw_dump_jsonl is exwiw_dump's twin (dump/dump_funcs.c says how the
+ * value-per-call stream behaves: one chunk per call in a target list, the
+ * cursor closed by a shutdown callback).  Each call names the function in
+ * the context of its errors.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +35,7 @@
 PG_FUNCTION_INFO_V1(exwiw_ext_json_jsonb);
 PG_FUNCTION_INFO_V1(exwiw_ext_json_json);
 PG_FUNCTION_INFO_V1(exwiw_ext_json_row);
+PG_FUNCTION_INFO_V1(exwiw_dump_jsonl);
 
 /* exwiw_extjson_append_jsonb or exwiw_extjson_append_json */
 typedef bool (*ExjDocAppender) (StringInfo buf, Datum doc, const char *root_path,
@@ -130,4 +138,52 @@ exwiw_ext_json_row(PG_FUNCTION_ARGS)
 	exwiw_pop_fn_context(&cb);
 	MemoryContextDelete(cxt);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+}
+
+/*
+ * exwiw_dump_jsonl
+ *		SQL entry point: any query as JSON Lines of Relaxed Extended JSON,
+ *		in text chunks, by the JSON Lines writer (extjson_lines.c) on the
+ *		streaming engine, as exwiw_dump (dump/dump_funcs.c) is.
+ */
+Datum
+exwiw_dump_jsonl(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		const char *fn = "exwiw_dump_jsonl";
+		int			chunk_bytes;
+		MemoryContext old;
+		ExwiwWriter *jw;
+		char	   *query;
+
+		exwiw_check_srf_context(fcinfo, fn);
+		exwiw_require_arg(fcinfo, 0, fn, "query");
+		exwiw_require_arg(fcinfo, 2, fn, "omit_nulls");
+		chunk_bytes = exwiw_chunk_bytes_arg(fcinfo, 3, fn);
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+		jw = exwiw_jsonl_writer_create(fn, PG_ARGISNULL(1) ? NULL :
+									   DatumGetArrayTypePCopy(PG_GETARG_DATUM(1)),
+									   PG_GETARG_BOOL(2));
+		{
+			ExwiwQuery	q = {0};
+
+			q.sql = query;
+			q.context = "exwiw_dump_jsonl, reading the query";
+			exwiw_part_args(fcinfo, 4, fn, &q);
+			exwiw_srf_start(fcinfo, funcctx,
+							exwiw_stream_open(fn, &q, (ExwiwWriter *) jw,
+											  chunk_bytes,
+											  funcctx->multi_call_memory_ctx));
+		}
+		MemoryContextSwitchTo(old);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	return exwiw_srf_next(fcinfo, funcctx);
 }

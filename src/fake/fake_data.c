@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * fake_data.c
- *	  exwiw_fake(): deterministic fake values for replace_with_fake_data.
- *
- *	  exwiw_fake(type text, locale text, seed text) RETURNS text
+ *	  Deterministic fake values for replace_with_fake_data: the engine of
+ *	  exwiw_fake() (fake_funcs.c) and of the pseudonym masks
+ *	  (mask/mask_pseudonym.c).
  *
  * As the Ruby client does: the SHA-256 of the seed (the text of the row's
  * seed column, "" for NULL) picks an entry of a fixed pool; its first eight
@@ -29,13 +29,11 @@
 #include "common/sha2.h"
 #include "utils/builtins.h"
 
-PG_FUNCTION_INFO_V1(exwiw_fake);
-
 /*
  * fake_digest
  *		SHA-256 of seed[0..len), as the two integers the pools use.
  */
-static FakeDigest
+FakeDigest
 fake_digest(const char *seed, size_t len)
 {
 	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
@@ -143,45 +141,4 @@ fake_value(const char *type, bool ja, FakeDigest g)
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown fake data type \"%s\"", type)));
 	return NULL;
-}
-
-/*
- * exwiw_fake
- *		SQL entry point, see the file header.  NULL type or seed: NULL.
- */
-Datum
-exwiw_fake(PG_FUNCTION_ARGS)
-{
-	text	   *seed;
-	char	   *type;
-	bool		ja = false;
-	FakeDigest	g;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	type = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	if (!PG_ARGISNULL(1))
-	{
-		char	   *locale = text_to_cstring(PG_GETARG_TEXT_PP(1));
-
-		if (strcmp(locale, "ja") == 0)
-			ja = true;
-		else if (strcmp(locale, "en") != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown fake data locale \"%s\"", locale),
-					 errhint("Known locales: en (the default) and ja.")));
-	}
-	if (PG_ARGISNULL(2))
-		g = fake_digest("", 0);
-	else
-	{
-		seed = PG_GETARG_TEXT_PP(2);
-		g = fake_digest(VARDATA_ANY(seed), VARSIZE_ANY_EXHDR(seed));
-	}
-	if (!ja && strstr(type, "kana"))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("fake data type \"%s\" needs locale \"ja\"", type)));
-	PG_RETURN_TEXT_P(cstring_to_text(fake_value(type, ja, g)));
 }

@@ -2,7 +2,8 @@
  *
  * fake_data.h
  *	  Deterministic fake values for replace_with_fake_data: the pools
- *	  (fake_words.c) and the function that picks from them (fake_data.c).
+ *	  (fake_words.c), the functions that pick from them (fake_data.c) and
+ *	  the SQL function exwiw_fake (fake_funcs.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +26,7 @@ typedef struct FakeDigest
 	uint64		suffix;			/* bytes 8..15, big-endian */
 } FakeDigest;
 
+extern FakeDigest fake_digest(const char *seed, size_t len);
 extern char *fake_value(const char *type, bool ja, FakeDigest g);
 
 extern const char *const fake_first_names[];

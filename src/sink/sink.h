@@ -7,12 +7,14 @@
  *	file_sink.c		an atomic output (a file, or a directory of files):
  *					privileges and path rules, temporary names, write,
  *					fsync, rename into place, removal on error or cancel
- *	compress.c		streaming gzip (zlib) and zstd compression
- *	sink_funcs.c			the SQL functions that drain a stream into files:
- *					exwiw_dump_to_file, exwiw_dump_jsonl_to_file,
- *					exwiw_export_to_dir, exwiw_remove_export
- *	copy_lines.c	exwiw_copy_lines(): a COPY-format dump as one file line
- *					per row, for \copy ... WITH (FORMAT csv, ...)
+ *	compress.c		the compression method's parsing, and the compressor
+ *					called through its algorithm's handle (compress_io.h:
+ *					compress_gzip.c, compress_zstd.c)
+ *	sink_write.c	the engine: a stream drained into one file, or the
+ *					files of a subset export into a directory
+ *	sink_funcs.c	the SQL functions, thin: exwiw_dump_to_file,
+ *					exwiw_dump_jsonl_to_file, exwiw_export_to_dir,
+ *					exwiw_remove_export
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +22,8 @@
 #define EXWIW_SINK_H
 
 #include "exwiw.h"
+
+#include "utils/tuplestore.h"
 
 /* compress.c */
 typedef enum ExwiwCompressMethod
@@ -62,34 +66,22 @@ extern void exwiw_output_commit(ExwiwOutput *out);
 extern const char *exwiw_output_file_path(ExwiwOutput *out);
 extern int	exwiw_remove_export_dir(const char *path);
 
-/*
- * subset_export.c: the directory sink writes the files exwiw_export
- * streams, through the same planning and the same writers.
- */
-struct SubsetPlan;
-struct SubsetRun;
-extern struct SubsetRun *subset_export_prepare(const char *funcname,
-											   FunctionCallInfo fcinfo,
-											   int argoff,
-											   int ids_by_space_arg,
-											   int allow_missing_arg,
-											   int deletes_arg, int parts,
-											   MemoryContext cxt,
-											   ExwiwSqlFormat *format,
-											   bool *deletes,
-											   struct SubsetPlan **plan);
-extern ExwiwStream *subset_export_open_file(struct SubsetPlan *plan,
-											struct SubsetRun *run, int file,
-											ExwiwSqlFormat format,
-											bool server_file,
-											int part, int parts,
-											MemoryContext cxt);
+/* sink_write.c: the sinks' engine, for sink_funcs.c */
+typedef struct ExwiwSinkResult
+{
+	char	   *file_name;		/* the path written */
+	uint64		rows;
+	uint64		bytes;
+} ExwiwSinkResult;
 
-/* subset_delete.c: a file's delete file, for both */
-extern ExwiwStream *subset_delete_open_file(struct SubsetPlan *plan,
-											struct SubsetRun *run, int file,
-											bool server_file,
-											MemoryContext cxt,
-											const uint64 **statements);
+struct SubsetArgs;
+extern void exwiw_sink_write_file(const char *fn, const ExwiwCompressSpec *spec,
+								  const char *path, bool overwrite,
+								  const ExwiwQuery *q, ExwiwWriter *writer,
+								  ExwiwSinkResult *res);
+extern void exwiw_sink_export_dir(const struct SubsetArgs *a,
+								  const ExwiwCompressSpec *spec,
+								  const char *dir, bool overwrite,
+								  Tuplestorestate *ts, TupleDesc desc);
 
 #endif							/* EXWIW_SINK_H */

@@ -5,23 +5,34 @@
  *
  * A subset export writes every row that belongs to a target (say shop 1)
  * across many tables, closed under foreign keys, one file per table.  It is
- * built from these files:
+ * built from these files (each group its own header where it has shared
+ * state: subset_config.h, subset_planner.h, subset_run.h):
  *
- *	subset_config.c		a config document (jsonb) checked and resolved
- *						into a SubsetConfig: tables, columns, masks, edges
- *	subset_catalog.c	exwiw_config_from_catalog(): a config read from the
- *						catalog's foreign keys, partitions and inheritance
- *	subset_sensitive.c	which columns look sensitive (safe mode)
+ *	subset_funcs.c		the SQL functions, thin: arguments into a SubsetArgs
+ *	subset_request.c	a call's ids decoded, and its config, request and
+ *						plan made (subset_plan_from_args)
+ *	subset_config*.c	a config document (jsonb) checked and resolved
+ *						into a SubsetConfig: jsonb access, columns and
+ *						masks, edges, the checks
+ *	subset_catalog.c	the config the catalog implies: foreign keys,
+ *						partitions and inheritance; subset_infer.c the
+ *						edges real applications leave undeclared;
+ *						subset_sensitive.c which columns look sensitive
  *	subset_order.c		the processing (file) order, as the Ruby client
- *						computes it: rounds, cycles broken with a WARNING
- *	subset_deparse.c		SQL text that exwiw writes: qualified names,
+ *						computes it: rounds, cycles broken at nullable keys
+ *	subset_plan.c,		which rows: seeds, paths, arms, closure, decided
+ *	subset_seeds.c,		as PlannerRel per table, then turned into row sets
+ *	subset_closure.c,	and one extraction query per table; the select list
+ *	subset_select.c		with its masks
+ *	subset_deparse.c	SQL text that exwiw writes: qualified names,
  *						equality operators, key tuples
- *	subset_plan.c		which rows: seeds, paths, closure, turned into row
- *						sets and one extraction query per table;
- *						exwiw_plan()
- *	subset_run.c		running a plan: privileges, locks, the snapshot
- *						check, sets materialized as tuplestores, sequences
- *	subset_export.c		exwiw_export(): the files, streamed
+ *	subset_run*.c		running a plan: privileges and locks, the snapshot
+ *						check, row sets, sequences, self-reference depths
+ *	subset_export.c		the files, streamed (exwiw_export, the directory
+ *						sink); subset_delete.c their delete files;
+ *						subset_file_name.c their names
+ *	subset_explain.c	every file's query EXPLAINed on the export's sets
+ *	subset_preview.c	a table's masked columns beside their originals
  *
  * A config names tables; an edge is one belongs_to: (child, parent, child
  * columns, parent columns).  The planner turns config + target + ids into a
@@ -40,6 +51,7 @@
 
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
+#include "utils/tuplestore.h"
 
 /* Defaults of bulk_insert_chunk_size and batch_scope.size, as the client. */
 #define SUBSET_DEFAULT_CHUNK	10000
@@ -292,6 +304,34 @@ typedef struct SubsetPlan
 	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
 } SubsetPlan;
 
+/*
+ * The arguments of a subset function (exwiw_plan, exwiw_explain,
+ * exwiw_export, exwiw_export_to_dir), decoded from the call by its SQL
+ * entry point (subset_funcs.c, sink/sink_funcs.c), so that the engine never
+ * sees a FunctionCallInfo.  An argument a call does not have (one made
+ * through 1.0's declaration, or a function without it) holds its default.
+ * ids and the jsonb arguments are decoded further by subset_request.c and
+ * the config parser, which know the tables they are for.
+ */
+typedef struct SubsetArgs
+{
+	const char *fn;				/* the SQL function, for messages */
+	const char *target;			/* target_table, or NULL: scope columns */
+	ArrayType  *ids;			/* text[], never NULL */
+	Jsonb	   *config;			/* or NULL: the catalog's */
+	Jsonb	   *ids_by_space;	/* or NULL */
+	ExwiwSqlFormat format;		/* the files' format (exports) */
+	bool		allow_undecided;
+	bool		allow_missing_ids;
+	bool		deletes;		/* delete files after the insert files */
+	int32	   *files;			/* files => ..., nfiles numbers; or NULL */
+	int			nfiles;
+	int			part;			/* part => k, parts => n; or 0 */
+	int			parts;
+	int64		split_rows;		/* pieces of at most this many rows; or 0 */
+	bool		actual;			/* exwiw_explain: EXPLAIN ANALYZE */
+} SubsetArgs;
+
 /* Where an error happened, for the error context. */
 typedef struct SubsetErrorContext
 {
@@ -392,7 +432,8 @@ extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
 extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias);
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
-extern void subset_plan_keep_files(SubsetPlan *plan, ArrayType *files);
+extern void subset_plan_keep_files(SubsetPlan *plan, const int32 *files,
+								   int n);
 extern void subset_plan_check_decided(SubsetPlan *plan);
 
 /* subset_request.c */
@@ -401,6 +442,7 @@ extern void subset_request_init(SubsetRequest *req, const char *funcname,
 								ArrayType *ids, Jsonb *ids_by_space);
 extern const SubsetIds *subset_request_space(const SubsetRequest *req,
 											 const char *space);
+extern SubsetPlan *subset_plan_from_args(const SubsetArgs *a, bool export);
 
 /* subset_delete.c */
 extern bool subset_delete_wanted(SubsetPlan *plan, int file);
@@ -416,6 +458,48 @@ extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 								  ExwiwQuery *q);
 extern List *subset_run_sequences(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
+
+/* subset_delete.c: a file's delete file, for exwiw_export and the sink */
+extern ExwiwStream *subset_delete_open_file(SubsetPlan *plan, SubsetRun *run,
+											int file, bool server_file,
+											MemoryContext cxt,
+											const uint64 **statements);
+
+/*
+ * subset_export.c: an export streamed, for exwiw_export (begin, next, end)
+ * and for the directory sink, which prepares it and opens each file itself
+ */
+typedef struct SubsetExport SubsetExport;
+extern SubsetRun *subset_export_prepare(const SubsetArgs *a, MemoryContext cxt,
+										SubsetPlan **planp);
+extern ExwiwStream *subset_export_open_file(SubsetPlan *plan, SubsetRun *run,
+											int file, ExwiwSqlFormat format,
+											bool server_file, int part,
+											int parts, MemoryContext cxt);
+extern SubsetExport *subset_export_begin(const SubsetArgs *a, MemoryContext cxt);
+extern bool subset_export_next(SubsetExport *ex, text **file_name, text **chunk);
+extern void subset_export_end(SubsetExport *ex);
+
+/* subset_explain.c */
+extern void subset_explain(const SubsetArgs *a, Tuplestorestate *ts,
+						   TupleDesc desc);
+
+/* subset_file_name.c: the names of the files */
+extern char *exwiw_named_file(const char *prefix, int seq, int width,
+							  const char *table, const char *ext);
+extern char *exwiw_file_name(int seq, int width, const char *table,
+							 const char *ext);
+extern char *exwiw_part_file_name(const char *name, int part);
+
+/* subset_preview.c */
+extern void subset_mask_preview(Jsonb *config, const char *name, int32 nrows,
+								Tuplestorestate *ts, TupleDesc desc);
+
+/* subset_funcs.c: decoding shared with the directory sink */
+extern void subset_args_export(FunctionCallInfo fcinfo, const char *fn,
+							   int argoff, int ids_by_space_arg,
+							   int allow_missing_arg, int deletes_arg,
+							   int part_arg, SubsetArgs *a);
 
 /* error context */
 

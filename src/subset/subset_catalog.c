@@ -56,8 +56,6 @@
 #include "rewrite/rewriteHandler.h"
 #include "nodes/primnodes.h"
 
-PG_FUNCTION_INFO_V1(exwiw_config_from_catalog);
-
 /*
  * subset_root_relid
  *		The partition root of relid, or relid itself.
@@ -853,25 +851,4 @@ subset_catalog_config(Oid nspid)
 	}
 	appendStringInfoString(&buf, "]}");
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
-}
-
-/*
- * exwiw_config_from_catalog
- *		SQL entry point, see the file header.
- */
-Datum
-exwiw_config_from_catalog(PG_FUNCTION_ARGS)
-{
-	char	   *schema;
-	Oid			nspid;
-
-	exwiw_refuse_pushed_down("exwiw_config_from_catalog");
-	exwiw_require_arg(fcinfo, 0, "exwiw_config_from_catalog", "schema");
-	schema = NameStr(*PG_GETARG_NAME(0));
-	nspid = get_namespace_oid(schema, true);
-	if (!OidIsValid(nspid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_SCHEMA_NAME),
-				 errmsg("schema \"%s\" does not exist", schema)));
-	PG_RETURN_JSONB_P(subset_catalog_config(nspid));
 }

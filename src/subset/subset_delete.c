@@ -40,7 +40,6 @@
  *-------------------------------------------------------------------------
  */
 #include "subset/subset_planner.h"
-#include "sink/sink.h"
 
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"

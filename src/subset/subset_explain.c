@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * subset_explain.c
- *	  exwiw_explain(): the planner's view of every file's query.
+ *	  The planner's view of every file's query: the engine of
+ *	  exwiw_explain(), whose entry point is in subset_funcs.c.
  *
  *	  exwiw_explain(target_table text, ids text[], config jsonb DEFAULT NULL,
  *					actual boolean DEFAULT false)
@@ -26,8 +27,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
-
-PG_FUNCTION_INFO_V1(exwiw_explain);
 
 /*
  * explain_withheld
@@ -109,39 +108,18 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes)
 }
 
 /*
- * exwiw_explain
- *		SQL entry point, see the file header.
+ * subset_explain
+ *		exwiw_explain's rows for a's arguments, put into ts (of desc, the
+ *		function's result): the export prepared as exwiw_export prepares it
+ *		(on the caller's snapshot), then one row per file that has rows.
  */
-Datum
-exwiw_explain(PG_FUNCTION_ARGS)
+void
+subset_explain(const SubsetArgs *a, Tuplestorestate *ts, TupleDesc desc)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const char *fn = "exwiw_explain";
-	SubsetRequest req;
-	SubsetConfig *cfg;
-	SubsetPlan *plan;
-	SubsetRun  *run;
-	bool		analyze;
+	SubsetPlan *plan = subset_plan_from_args(a, false);
+	SubsetConfig *cfg = plan->cfg;
+	SubsetRun  *run = subset_run_prepare(a->fn, plan, CurrentMemoryContext);
 	int			i;
-
-	exwiw_refuse_pushed_down(fn);
-	exwiw_require_arg(fcinfo, 1, fn, "ids");
-	exwiw_require_arg(fcinfo, 3, fn, "actual");
-	analyze = PG_GETARG_BOOL(3);
-	InitMaterializedSRF(fcinfo, 0);
-
-	if (PG_ARGISNULL(2))
-		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
-	else
-		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
-	subset_config_check_masks(cfg);
-	subset_request_init(&req, fn, cfg,
-						PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
-						PG_GETARG_ARRAYTYPE_P(1),
-						PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4));
-	plan = subset_plan_build(&req);
-	subset_plan_name_files(plan, "sql");
-	run = subset_run_prepare(fn, plan, CurrentMemoryContext);
 
 	for (i = 0; i < plan->nfiles; i++)
 	{
@@ -168,7 +146,7 @@ exwiw_explain(PG_FUNCTION_ARGS)
 			serial = exwiw_pin_serial();
 		if (q.pin_search_path)
 			nest = exwiw_pin_search_path();
-		text = explain_file(&q, analyze, &rows, &indexes);
+		text = explain_file(&q, a->actual, &rows, &indexes);
 
 		if (nest >= 0)
 			exwiw_restore_settings(nest);
@@ -180,9 +158,8 @@ exwiw_explain(PG_FUNCTION_ARGS)
 		values[3] = Float8GetDatum(rows);
 		values[4] = indexes;
 		values[5] = CStringGetTextDatum(text);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		tuplestore_putvalues(ts, desc, values, nulls);
 		SPI_finish();
 	}
 	subset_run_release(run);
-	return (Datum) 0;
 }

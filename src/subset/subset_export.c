@@ -1,8 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * subset_export.c
- *	  exwiw_export(): stream a subset export, every table's file in
- *	  processing order, all tables read from one snapshot.
+ *	  A subset export streamed: every table's file in processing order,
+ *	  all tables read from one snapshot.  The engine of exwiw_export(),
+ *	  whose SQL entry point (subset_funcs.c) decodes its arguments into a
+ *	  SubsetArgs and returns our chunks as rows, and of the directory sink
+ *	  (sink/sink_funcs.c), which writes the same files on the server:
  *
  *	  exwiw_export(target_table text, ids text[], config jsonb DEFAULT NULL,
  *				   format text DEFAULT 'insert',
@@ -15,9 +18,9 @@
  *				   deletes boolean DEFAULT false)
  *		RETURNS TABLE(file_name text, chunk text)
  *
- * At the first call the config is checked (subset_config.c), planned
- * (subset_plan.c) and prepared (subset_run.c: privileges, locks, the row
- * sets).  Then, for each table in turn, a stream (stream.c) runs its
+ * subset_export_begin checks the config (subset_config.c), plans it
+ * (subset_plan.c) and prepares the run (subset_run.c: privileges, locks,
+ * the row sets).  Then, in subset_export_next, for each table in turn, a stream (stream.c) runs its
  * extraction query through the SQL writer, which frames the file
  * (dump_writer.c: the prologue, the statements, the setval lines), and its
  * chunks are returned tagged with the file name.  A table with no rows
@@ -34,29 +37,26 @@
  * file's rows.
  *
  * One snapshot: every query reads the caller's active snapshot, which is
- * the same for every call of this function within one statement; nothing
+ * the same for every call of the SQL function within one statement; nothing
  * takes a new one.  Safe mode: a config in which a column still needs a
  * mask decision is refused unless allow_undecided is true.
  *
- * Early stop: an ExprContext shutdown callback closes the open cursor when
- * the consumer stops before the last row (LIMIT, cancel, error).
+ * Early stop: the entry point's ExprContext shutdown callback calls
+ * subset_export_end, which closes the open cursor when the consumer stops
+ * before the last row (LIMIT, cancel, error).
  *
  *-------------------------------------------------------------------------
  */
 #include "subset/subset.h"
-#include "sink/sink.h"
 
-#include "access/htup_details.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-PG_FUNCTION_INFO_V1(exwiw_export);
-
-/* The state kept across calls. */
-typedef struct SubsetExport
+/* An export in progress (subset.h): the state kept across chunks. */
+struct SubsetExport
 {
+	MemoryContext cxt;			/* lives until subset_export_end */
 	SubsetPlan *plan;
 	SubsetRun  *run;
 	int			next;			/* next file to open */
@@ -67,29 +67,11 @@ typedef struct SubsetExport
 	ExwiwStream *stream;		/* open stream, or NULL */
 	text	   *file_name;		/* file name of the open stream */
 	MemoryContext stream_cxt;	/* memory of the open stream */
-	TupleDesc	desc;
 	ExwiwQuery	part;			/* part and parts of each file, or 0 */
 	int64		split_rows;		/* pieces of at most this many rows, or 0 */
 	int			piece;			/* piece of file_name (split_rows) */
 	bool		deleting;		/* the stream is a delete file's */
-} SubsetExport;
-
-/*
- * subset_export_shutdown
- *		ExprContext callback: the consumer is done with us, close the cursor
- *		of the open stream, if any.
- */
-static void
-subset_export_shutdown(Datum arg)
-{
-	SubsetExport *ex = (SubsetExport *) DatumGetPointer(arg);
-
-	if (ex->stream != NULL)
-		exwiw_stream_close(ex->stream);
-	ex->stream = NULL;
-	if (ex->run != NULL)
-		subset_run_release(ex->run);
-}
+};
 
 /*
  * open_next_stream
@@ -227,159 +209,76 @@ close_stream(SubsetExport *ex)
 
 /*
  * subset_export_prepare
- *		Check, plan and prepare an export from the arguments of exwiw_export
- *		(target_table, ids, config, format, allow_undecided, files), which
- *		are fcinfo's arguments argoff to argoff + 5, ids_by_space, at
- *		ids_by_space_arg, allow_missing_ids, at allow_missing_arg, and
- *		deletes, at deletes_arg (*deletes; parts: the call's parts, or 0).
- *		Shared with the directory sink (sink_funcs.c), whose arguments follow its
- *		own first.  The prepared run is kept in cxt.
+ *		Check, plan and prepare an export of a's arguments (exwiw_export's,
+ *		or the directory sink's): the config checked in full (safe mode
+ *		unless allow_undecided), the plan built and narrowed to a's files,
+ *		and its run prepared (subset_run.c), kept in cxt.  *planp is the
+ *		plan.
  */
 SubsetRun *
-subset_export_prepare(const char *fn, FunctionCallInfo fcinfo, int argoff,
-					  int ids_by_space_arg, int allow_missing_arg,
-					  int deletes_arg, int parts, MemoryContext cxt,
-					  ExwiwSqlFormat *format, bool *deletes, SubsetPlan **planp)
+subset_export_prepare(const SubsetArgs *a, MemoryContext cxt,
+					  SubsetPlan **planp)
 {
-	SubsetRequest req;
-	SubsetConfig *cfg;
-	SubsetPlan *plan;
-	bool		allow_undecided = false;
+	SubsetPlan *plan = subset_plan_from_args(a, true);
 
-	exwiw_refuse_pushed_down(fn);
-	exwiw_require_arg(fcinfo, argoff + 1, fn, "ids");
-	exwiw_require_arg(fcinfo, argoff + 3, fn, "format");
-
-	/*
-	 * The arguments after format came with 1.1: called through 1.0's
-	 * declaration (before ALTER EXTENSION exwiw UPDATE), they are absent and
-	 * take their defaults.
-	 */
-	if (EXWIW_HAS_ARG(fcinfo, argoff + 4))
-	{
-		exwiw_require_arg(fcinfo, argoff + 4, fn, "allow_undecided");
-		allow_undecided = PG_GETARG_BOOL(argoff + 4);
-	}
-
-	*format = exwiw_parse_sql_format(text_to_cstring(PG_GETARG_TEXT_PP(argoff + 3)), true);
-	if (PG_ARGISNULL(argoff + 2))
-		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
-	else
-		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(argoff + 2));
-	cfg->keep_cycle_values = (*format == EXWIW_FORMAT_JSONL);
-	subset_config_check_masks(cfg);
-	cfg->allow_undecided = allow_undecided;
-	if (!allow_undecided)
-		subset_config_check_decided(cfg);
-	subset_request_init(&req, fn, cfg,
-						PG_ARGISNULL(argoff + 0) ? NULL :
-						text_to_cstring(PG_GETARG_TEXT_PP(argoff + 0)),
-						PG_GETARG_ARRAYTYPE_P(argoff + 1),
-						EXWIW_HAS_ARG(fcinfo, ids_by_space_arg) &&
-						!PG_ARGISNULL(ids_by_space_arg) ?
-						PG_GETARG_JSONB_P(ids_by_space_arg) : NULL);
-	plan = subset_plan_build(&req);
-	if (!allow_undecided)
-		subset_plan_check_decided(plan);
-	subset_plan_name_files(plan, *format == EXWIW_FORMAT_JSONL ? "jsonl" : "sql");
-	if (EXWIW_HAS_ARG(fcinfo, argoff + 5) && !PG_ARGISNULL(argoff + 5))
-		subset_plan_keep_files(plan, PG_GETARG_ARRAYTYPE_P(argoff + 5));
-	if (EXWIW_HAS_ARG(fcinfo, allow_missing_arg))
-	{
-		exwiw_require_arg(fcinfo, allow_missing_arg, fn, "allow_missing_ids");
-		plan->allow_missing_ids = PG_GETARG_BOOL(allow_missing_arg);
-	}
-	*deletes = false;
-	if (EXWIW_HAS_ARG(fcinfo, deletes_arg))
-	{
-		exwiw_require_arg(fcinfo, deletes_arg, fn, "deletes");
-		*deletes = PG_GETARG_BOOL(deletes_arg);
-	}
-	if (*deletes && *format == EXWIW_FORMAT_JSONL)
+	if (a->deletes && a->format == EXWIW_FORMAT_JSONL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("deletes => true needs format \"insert\" or \"copy\""),
 				 errdetail("Delete files are SQL; a JSON Lines export has none, as with the Ruby client.")));
-	if (*deletes && parts > 0)
+	if (a->deletes && a->parts > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("deletes => true cannot be combined with parts"),
 				 errhint("Write the delete files in a call without part and parts.")));
-	if (*deletes)
+	if (a->deletes)
 		subset_delete_check(plan);
 	*planp = plan;
-	return subset_run_prepare(fn, plan, cxt);
+	return subset_run_prepare(a->fn, plan, cxt);
 }
 
 /*
- * exwiw_export
- *		SQL entry point, see the file header.
+ * subset_export_begin
+ *		Start exwiw_export for a's arguments: the export prepared, in cxt,
+ *		which must live until subset_export_end.  Nothing is read yet.
  */
-Datum
-exwiw_export(PG_FUNCTION_ARGS)
+SubsetExport *
+subset_export_begin(const SubsetArgs *a, MemoryContext cxt)
 {
-	const char *fn = "exwiw_export";
-	FuncCallContext *funcctx;
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	SubsetExport *ex;
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	SubsetExport *ex = palloc0(sizeof(SubsetExport));
 
-	if (SRF_IS_FIRSTCALL())
-	{
-		MemoryContext old;
-		TupleDesc	desc;
+	ex->cxt = cxt;
+	ex->format = a->format;
+	ex->deletes = a->deletes;
+	ex->part.part = a->part;
+	ex->part.parts = a->parts;
+	ex->split_rows = a->split_rows;
+	ex->run = subset_export_prepare(a, cxt, &ex->plan);
+	ex->dnext = ex->plan->nfiles - 1;
+	MemoryContextSwitchTo(old);
+	return ex;
+}
 
-		exwiw_check_srf_context(fcinfo, fn);
-		funcctx = SRF_FIRSTCALL_INIT();
-		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-
-		ex = palloc0(sizeof(SubsetExport));
-		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "return type must be a row type");
-		ex->desc = BlessTupleDesc(CreateTupleDescCopy(desc));
-		exwiw_part_args(fcinfo, 7, fn, &ex->part);
-		if (EXWIW_HAS_ARG(fcinfo, 10) && !PG_ARGISNULL(10))
-		{
-			ex->split_rows = PG_GETARG_INT32(10);
-			if (ex->split_rows < 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("split_rows must be positive, not " INT64_FORMAT,
-								ex->split_rows)));
-			if (ex->part.parts > 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s takes split_rows or part and parts, not both", fn)));
-		}
-		ex->run = subset_export_prepare(fn, fcinfo, 0, 6, 9, 11, ex->part.parts,
-										funcctx->multi_call_memory_ctx,
-										&ex->format, &ex->deletes, &ex->plan);
-		ex->dnext = ex->plan->nfiles - 1;
-
-		funcctx->user_fctx = ex;
-		RegisterExprContextCallback(rsinfo->econtext, subset_export_shutdown,
-									PointerGetDatum(ex));
-		MemoryContextSwitchTo(old);
-	}
-
-	funcctx = SRF_PERCALL_SETUP();
-	ex = (SubsetExport *) funcctx->user_fctx;
-
+/*
+ * subset_export_next
+ *		The next chunk of the export: *file_name (the file it belongs to)
+ *		and *chunk, both in the open stream's memory, valid until the next
+ *		call.  Returns false when every file has been streamed.
+ */
+bool
+subset_export_next(SubsetExport *ex, text **file_name, text **chunk)
+{
 	for (;;)
 	{
-		text	   *chunk;
-
 		CHECK_FOR_INTERRUPTS();
 
-		if (ex->stream == NULL &&
-			!open_next_stream(ex, funcctx->multi_call_memory_ctx))
-			break;
+		if (ex->stream == NULL && !open_next_stream(ex, ex->cxt))
+			return false;
 
-		chunk = exwiw_stream_next(ex->stream);
-		if (chunk != NULL)
+		*chunk = exwiw_stream_next(ex->stream);
+		if (*chunk != NULL)
 		{
-			Datum		values[2];
-			bool		nulls[2] = {false, false};
-
 			if (ex->split_rows > 0 && !ex->deleting &&
 				exwiw_stream_piece(ex->stream) != ex->piece)
 			{
@@ -391,18 +290,27 @@ exwiw_export(PG_FUNCTION_ARGS)
 																	 ex->piece));
 				MemoryContextSwitchTo(old);
 			}
-			values[0] = PointerGetDatum(ex->file_name);
-			values[1] = PointerGetDatum(chunk);
-			SRF_RETURN_NEXT(funcctx,
-							HeapTupleGetDatum(heap_form_tuple(ex->desc, values, nulls)));
+			*file_name = ex->file_name;
+			return true;
 		}
 		/* this table is done (or had no rows): go on with the next one */
 		close_stream(ex);
 	}
+}
 
-	/* our memory goes away with the SRF's: drop the callback */
-	subset_run_release(ex->run);
-	UnregisterExprContextCallback(rsinfo->econtext, subset_export_shutdown,
-								  PointerGetDatum(ex));
-	SRF_RETURN_DONE(funcctx);
+/*
+ * subset_export_end
+ *		Close the open stream, if any, and release the run's row sets and
+ *		locks' bookkeeping: after the last chunk, or when the consumer stops
+ *		early (the SRF's ExprContext callback).  May be called twice.
+ */
+void
+subset_export_end(SubsetExport *ex)
+{
+	if (ex->stream != NULL)
+		exwiw_stream_close(ex->stream);
+	ex->stream = NULL;
+	if (ex->run != NULL)
+		subset_run_release(ex->run);
+	ex->run = NULL;
 }

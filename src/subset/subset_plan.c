@@ -57,8 +57,6 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
-PG_FUNCTION_INFO_V1(exwiw_plan);
-
 /*
  * planner_cols_union
  *		dst becomes the columns of dst and those of b that are not in it, in
@@ -798,35 +796,30 @@ mark_needed(SubsetPlan *plan, int i)
 
 /*
  * subset_plan_keep_files
- *		Keep only the files numbered in files (an int4[] of file numbers),
- *		and only the row sets they read: the export writes part of its
- *		files, as a parallel client's worker does, and computes no more
- *		than those need.  Every number must be one of the plan's files.
+ *		Keep only the files numbered in files (n file numbers, decoded from
+ *		the int4[] of the call), and only the row sets they read: the export
+ *		writes part of its files, as a parallel client's worker does, and
+ *		computes no more than those need.  Every number must be one of the
+ *		plan's files.
  */
 void
-subset_plan_keep_files(SubsetPlan *plan, ArrayType *files)
+subset_plan_keep_files(SubsetPlan *plan, const int32 *files, int n)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n,
-				i,
+	int			i,
 				j,
 				kept = 0;
 	bool		target_kept = false;
 
-	deconstruct_array(files, INT4OID, sizeof(int32), true, TYPALIGN_INT,
-					  &elems, &nulls, &n);
 	for (j = 0; j < n; j++)
 	{
 		bool		found = false;
 
-		for (i = 0; i < plan->nfiles && !nulls[j]; i++)
-			found |= (plan->files[i].seq == DatumGetInt32(elems[j]));
+		for (i = 0; i < plan->nfiles; i++)
+			found |= (plan->files[i].seq == files[j]);
 		if (!found)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 nulls[j] ? errmsg("files must not contain NULL") :
-					 errmsg("file number %d is not in the plan", DatumGetInt32(elems[j])),
+					 errmsg("file number %d is not in the plan", files[j]),
 					 errhint("exwiw_plan() lists the file numbers (column seq).")));
 	}
 	for (i = 0; i < plan->nsets; i++)
@@ -838,7 +831,7 @@ subset_plan_keep_files(SubsetPlan *plan, ArrayType *files)
 		ListCell   *lc;
 
 		for (j = 0; j < n; j++)
-			keep |= (f->seq == DatumGetInt32(elems[j]));
+			keep |= (f->seq == files[j]);
 		if (!keep)
 			continue;
 		foreach(lc, f->deps)
@@ -1138,68 +1131,4 @@ subset_plan_build(const SubsetRequest *req)
 			return plan;
 		CHECK_FOR_INTERRUPTS();
 	}
-}
-
-/*
- * exwiw_plan
- *		SQL entry point, see the file header.  One row per step: the row
- *		sets in the order they are computed, then the files.
- */
-Datum
-exwiw_plan(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const char *fn = "exwiw_plan";
-	SubsetRequest req;
-	SubsetConfig *cfg;
-	SubsetPlan *plan;
-	int			step = 0;
-	int			i;
-
-	exwiw_refuse_pushed_down(fn);
-	exwiw_require_arg(fcinfo, 1, fn, "ids");
-	InitMaterializedSRF(fcinfo, 0);
-
-	if (PG_ARGISNULL(2))
-		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
-	else
-		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(2));
-	subset_config_check_masks(cfg);
-	subset_request_init(&req, fn, cfg,
-						PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)),
-						PG_GETARG_ARRAYTYPE_P(1),
-						PG_NARGS() > 3 && !PG_ARGISNULL(3) ? PG_GETARG_JSONB_P(3) : NULL);
-	plan = subset_plan_build(&req);
-	subset_plan_name_files(plan, "sql");
-
-	for (i = 0; i < plan->nsets; i++)
-	{
-		SubsetSet  *s = &plan->sets[i];
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
-
-		values[0] = Int32GetDatum(++step);
-		values[1] = Int32GetDatum(0);
-		nulls[1] = true;
-		values[2] = CStringGetTextDatum(cfg->tables[s->table].name);
-		values[3] = CStringGetTextDatum(s->name);
-		values[4] = CStringGetTextDatum(s->rule);
-		values[5] = CStringGetTextDatum(s->query);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	for (i = 0; i < plan->nfiles; i++)
-	{
-		SubsetFile *f = &plan->files[i];
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
-
-		values[0] = Int32GetDatum(++step);
-		values[1] = Int32GetDatum(f->seq);
-		values[2] = CStringGetTextDatum(cfg->tables[f->table].name);
-		values[3] = CStringGetTextDatum(f->file_name);
-		values[4] = CStringGetTextDatum(f->rule);
-		values[5] = CStringGetTextDatum(f->query);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
 }

@@ -3,7 +3,7 @@
  * subset_planner.h
  *	  The planner's working state, shared by the files that make a plan:
  *
- *	subset_plan.c		building a plan, the files' queries, exwiw_plan()
+ *	subset_plan.c		building a plan, the files' queries
  *	subset_seeds.c		which rows each table contributes on its own (its
  *						"seed"): the target, the scope column, belongs_to
  *						paths, polymorphic arms, reverse scopes, the

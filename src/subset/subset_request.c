@@ -174,3 +174,45 @@ subset_request_space(const SubsetRequest *req, const char *space)
 	}
 	return NULL;
 }
+
+/*
+ * subset_plan_from_args
+ *		The plan of a subset call's arguments: its config (the catalog's
+ *		when a->config is NULL) parsed and checked, its ids decoded, the
+ *		plan built and its files named.  With export, the config's mask
+ *		decisions and the plan's tables must all be decided (unless
+ *		allow_undecided), and the plan keeps only a's files when it names
+ *		some; without, as exwiw_plan and exwiw_explain read it (nothing is
+ *		written, so safe mode does not apply).
+ */
+SubsetPlan *
+subset_plan_from_args(const SubsetArgs *a, bool export)
+{
+	SubsetRequest req;
+	SubsetConfig *cfg;
+	SubsetPlan *plan;
+	bool		jsonl = export && a->format == EXWIW_FORMAT_JSONL;
+
+	if (a->config == NULL)
+		cfg = subset_config_parse(a->fn, subset_catalog_config(subset_current_schema()));
+	else
+		cfg = subset_config_parse(a->fn, a->config);
+	cfg->keep_cycle_values = jsonl;
+	subset_config_check_masks(cfg);
+	if (export)
+	{
+		cfg->allow_undecided = a->allow_undecided;
+		if (!a->allow_undecided)
+			subset_config_check_decided(cfg);
+	}
+	subset_request_init(&req, a->fn, cfg, a->target, a->ids, a->ids_by_space);
+	plan = subset_plan_build(&req);
+	if (export && !a->allow_undecided)
+		subset_plan_check_decided(plan);
+	subset_plan_name_files(plan, jsonl ? "jsonl" : "sql");
+	if (export && a->files != NULL)
+		subset_plan_keep_files(plan, a->files, a->nfiles);
+	if (export)
+		plan->allow_missing_ids = a->allow_missing_ids;
+	return plan;
+}

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * file_name.c
+ * subset_file_name.c
  *	  The name of a table's file: insert-NNN-<table>.<ext>, and of its
  *	  k-th part: insert-NNN-<table>.partK.<ext>.
  *
@@ -14,7 +14,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "exwiw.h"
+#include "subset/subset.h"
 
 /*
  * exwiw_file_name

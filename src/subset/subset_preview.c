@@ -1,8 +1,12 @@
 /*-------------------------------------------------------------------------
  *
- * mask_preview.c
- *	  exwiw_mask_preview(): a table's masked columns, original beside
- *	  masked, for a few rows, without writing anything.
+ * subset_preview.c
+ *	  A table's masked columns, original beside masked, for a few rows,
+ *	  without writing anything: the engine of exwiw_mask_preview(), whose
+ *	  entry point (subset_funcs.c) checks the privilege.  It reads a
+ *	  config's table as the export does, so it lives with the subset
+ *	  engine rather than with the masks (mask/), which it calls through the
+ *	  select list.
  *
  *	  exwiw_mask_preview(config jsonb, table_name text, nrows int)
  *		  RETURNS TABLE(row_number int, column_name text, original text,
@@ -23,14 +27,9 @@
 #include "subset/subset.h"
 #include "subset/subset_planner.h"
 
-#include "catalog/pg_authid.h"
 #include "executor/spi.h"
-#include "funcapi.h"
 #include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
-
-PG_FUNCTION_INFO_V1(exwiw_mask_preview);
 
 /*
  * preview_table
@@ -56,45 +55,29 @@ preview_table(SubsetConfig *cfg, const char *name)
 }
 
 /*
- * exwiw_mask_preview
- *		SQL entry point, see the file header.
+ * subset_mask_preview
+ *		exwiw_mask_preview's rows into ts (of desc): for the first nrows
+ *		rows of table name of config (NULL: the catalog's), each masked
+ *		column's original and masked text.  The caller has checked the
+ *		privilege.
  */
-Datum
-exwiw_mask_preview(PG_FUNCTION_ARGS)
+void
+subset_mask_preview(Jsonb *config, const char *name, int32 nrows,
+					Tuplestorestate *ts, TupleDesc desc)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SubsetConfig *cfg;
 	SubsetTable *t;
 	StringInfoData q;
-	char	   *name;
-	int32		nrows;
 	int			nest;
 	int			nsp;
 	uint64		r;
 	int			i;
 	const char *fn = "exwiw_mask_preview";
 
-	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_DATA))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to preview masks"),
-				 errdetail("Only roles with the privileges of pg_read_all_data may see original values beside masked ones.")));
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table_name must not be null")));
-	name = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	nrows = PG_ARGISNULL(2) ? 10 : PG_GETARG_INT32(2);
-	if (nrows < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("nrows must not be negative")));
-
-	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0))
+	if (config == NULL)
 		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
 	else
-		cfg = subset_config_parse(fn, PG_GETARG_JSONB_P(0));
+		cfg = subset_config_parse(fn, config);
 	t = &cfg->tables[preview_table(cfg, name)];
 	if (t->ignore || t->rails_managed)
 		ereport(ERROR,
@@ -123,7 +106,7 @@ exwiw_mask_preview(PG_FUNCTION_ARGS)
 	for (r = 0; r < SPI_processed; r++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[r];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
+		TupleDesc	tdesc = SPI_tuptable->tupdesc;
 		int			k = 0;
 
 		CHECK_FOR_INTERRUPTS();
@@ -136,8 +119,8 @@ exwiw_mask_preview(PG_FUNCTION_ARGS)
 
 			if (!SubsetColumnIsMasked(&t->cols[i]))
 				continue;
-			orig = SPI_getvalue(tup, desc, t->ncols + k + 1);
-			masked = SPI_getvalue(tup, desc, i + 1);
+			orig = SPI_getvalue(tup, tdesc, t->ncols + k + 1);
+			masked = SPI_getvalue(tup, tdesc, i + 1);
 			k++;
 			values[0] = Int32GetDatum((int32) r + 1);
 			values[1] = CStringGetTextDatum(t->cols[i].name);
@@ -149,11 +132,10 @@ exwiw_mask_preview(PG_FUNCTION_ARGS)
 				values[3] = CStringGetTextDatum(masked);
 			else
 				nulls[3] = true;
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			tuplestore_putvalues(ts, desc, values, nulls);
 		}
 	}
 	SPI_finish();
 	exwiw_restore_settings(nsp);
 	exwiw_restore_settings(nest);
-	return (Datum) 0;
 }
