@@ -26,6 +26,9 @@ extern void mask_require_secret(void);
 extern void mask_hmac(const char *tag, const char *a, size_t alen,
 					  const char *b, size_t blen,
 					  uint8 out[PG_SHA256_DIGEST_LENGTH]);
+extern bool mask_sha256_test(const char *impl_name, const uint8 *key,
+							 size_t key_len, const uint8 *data, size_t len,
+							 uint8 out[PG_SHA256_DIGEST_LENGTH]);
 extern double mask_unit_noise(const char *column, size_t column_len,
 							  const char *seed, size_t len);
 

@@ -25,8 +25,9 @@
  * (short values, the usual case) is laid out in that block directly:
  * two compressions and no buffering.  On a build with assertions every
  * HMAC is also computed with common/hmac.h and the two compared;
- * exwiw_mask_hmac_test() (for the regression tests, not part of the
- * extension's SQL) runs either compression on any key and message.
+ * mask_sha256_test (exwiw_mask_hmac_test() for the regression tests, not
+ * part of the extension's SQL) runs either implementation on any key and
+ * message.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,8 +35,6 @@
 #include "mask/mask.h"
 
 #include "common/hmac.h"
-#include "fmgr.h"
-#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -102,8 +101,6 @@ static uint32 outer_state[8];
 static const Sha256Impl *sha256_impl = NULL;
 
 #define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-PG_FUNCTION_INFO_V1(exwiw_mask_hmac_test);
 
 /*
  * sha256_compress_c
@@ -664,33 +661,23 @@ mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
 }
 
 /*
- * exwiw_mask_hmac_test
- *		exwiw_mask_hmac_test(impl text, key bytea, data bytea) RETURNS bytea:
- *		HMAC-SHA-256(key, data), or SHA-256(data) for a NULL key, computed
- *		by the implementation impl names: "portable", "sha_ni" (NULL where
- *		the CPU or the build has no SHA extensions) or "auto" (mask_hmac's
- *		choice), an HMAC of at most SHA256_BLOCK - 9 bytes of data through
- *		its one-block path, as mask_hmac does.  For the regression tests,
- *		which declare it themselves: it is not part of the extension's SQL.
+ * mask_sha256_test
+ *		HMAC-SHA-256(key, data), or SHA-256(data) without a key (key NULL),
+ *		into out, computed by the implementation impl names: "portable",
+ *		"sha_ni" or "auto" (mask_hmac's choice), an HMAC of at most
+ *		SHA256_BLOCK - 9 bytes of data through its one-block path, as
+ *		mask_hmac does.  False where "sha_ni" is not there (another CPU or
+ *		build); an unknown name is an error.  For exwiw_mask_hmac_test
+ *		(mask_hmac_funcs.c), which the regression tests declare.
  */
-Datum
-exwiw_mask_hmac_test(PG_FUNCTION_ARGS)
+bool
+mask_sha256_test(const char *impl_name, const uint8 *key, size_t key_len,
+				 const uint8 *data, size_t len,
+				 uint8 out[PG_SHA256_DIGEST_LENGTH])
 {
-	char	   *impl_name;
-	bytea	   *data;
-	const uint8 *bytes;
-	size_t		len;
 	const Sha256Impl *impl = NULL;
-	uint8		digest[PG_SHA256_DIGEST_LENGTH];
-	bytea	   *result;
 	Sha256		s;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
-		PG_RETURN_NULL();
-	impl_name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	data = PG_GETARG_BYTEA_PP(2);
-	bytes = (const uint8 *) VARDATA_ANY(data);
-	len = VARSIZE_ANY_EXHDR(data);
 	if (strcmp(impl_name, "portable") == 0)
 		impl = &sha256_portable;
 	else if (strcmp(impl_name, "auto") == 0)
@@ -702,47 +689,42 @@ exwiw_mask_hmac_test(PG_FUNCTION_ARGS)
 			impl = &sha256_sha_ni;
 #endif
 		if (impl == NULL)
-			PG_RETURN_NULL();
+			return false;
 	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown SHA-256 implementation \"%s\"", impl_name)));
 
-	if (PG_ARGISNULL(1))
+	if (key == NULL)
 	{
 		sha256_start(&s, impl->compress, sha256_iv, 0);
-		sha256_update(&s, bytes, len);
-		sha256_final(&s, digest);
+		sha256_update(&s, data, len);
+		sha256_final(&s, out);
 	}
 	else
 	{
-		bytea	   *key = PG_GETARG_BYTEA_PP(1);
 		uint32		inner[8];
 		uint32		outer[8];
 
-		hmac_key_states(impl->compress, (const uint8 *) VARDATA_ANY(key),
-						VARSIZE_ANY_EXHDR(key), inner, outer);
+		hmac_key_states(impl->compress, key, key_len, inner, outer);
 		if (len <= SHA256_BLOCK - 9)
 		{
 			uint8		blk[SHA256_BLOCK];
 
-			memcpy(blk, bytes, len);
+			memcpy(blk, data, len);
 			pad_block(blk, len);
-			impl->hmac_block(inner, outer, blk, digest);
+			impl->hmac_block(inner, outer, blk, out);
 		}
 		else
 		{
 			uint8		d[PG_SHA256_DIGEST_LENGTH];
 
 			sha256_start(&s, impl->compress, inner, SHA256_BLOCK);
-			sha256_update(&s, bytes, len);
+			sha256_update(&s, data, len);
 			sha256_final(&s, d);
-			hmac_outer(impl->compress, outer, d, digest);
+			hmac_outer(impl->compress, outer, d, out);
 		}
 	}
-	result = palloc(VARHDRSZ + PG_SHA256_DIGEST_LENGTH);
-	SET_VARSIZE(result, VARHDRSZ + PG_SHA256_DIGEST_LENGTH);
-	memcpy(VARDATA(result), digest, PG_SHA256_DIGEST_LENGTH);
-	PG_RETURN_BYTEA_P(result);
+	return true;
 }
