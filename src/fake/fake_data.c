@@ -58,6 +58,43 @@ fake_digest(const char *seed, size_t len)
 #define PICK(pool, n, i)	((pool)[(i) % (uint64) (n)])
 
 /*
+ * fake_login
+ *		A user name, first.last_<16 hex digits> (the names lower case, the
+ *		digits keep it unique), or an e-mail address,
+ *		first.last.<16 hex digits>@example.com, written by hand: it is the
+ *		pseudonym of every e-mail column (mask_pseudonym.c), once a row.
+ */
+static char *
+fake_login(bool email, uint64 i, uint64 suffix)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char domain[] = "@example.com";
+	const char *first = PICK(fake_first_names, fake_first_names_n, i);
+	const char *last = PICK(fake_last_names, fake_last_names_n, i / fake_first_names_n);
+	size_t		first_len = strlen(first);
+	size_t		last_len = strlen(last);
+	char	   *r = palloc(first_len + 1 + last_len + 1 + 16 + sizeof(domain));
+	char	   *p = r;
+	int			k;
+
+	for (k = 0; k < first_len; k++)
+		*p++ = pg_tolower((unsigned char) first[k]);
+	*p++ = '.';
+	for (k = 0; k < last_len; k++)
+		*p++ = pg_tolower((unsigned char) last[k]);
+	*p++ = email ? '.' : '_';
+	for (k = 15; k >= 0; k--)
+		*p++ = hex[(suffix >> (4 * k)) & 0xf];
+	if (email)
+	{
+		memcpy(p, domain, sizeof(domain));
+		p += sizeof(domain) - 1;
+	}
+	*p = '\0';
+	return r;
+}
+
+/*
  * fake_value
  *		The fake value of type for locale ("ja" or NULL) from digest.
  *		Also used by the pseudonym mask (mask_pseudonym.c), whose digest
@@ -68,6 +105,9 @@ fake_value(const char *type, bool ja, FakeDigest g)
 {
 	uint64		i = g.index;
 
+	/* the same in both locales (no type above matches these two) */
+	if (strcmp(type, "email") == 0 || strcmp(type, "username") == 0)
+		return fake_login(type[0] == 'e', i, g.suffix);
 	/* a person: first name from the index, last name from its quotient */
 	if (ja)
 	{
@@ -123,19 +163,6 @@ fake_value(const char *type, bool ja, FakeDigest g)
 		if (strcmp(type, "company") == 0 || strcmp(type, "company_name") == 0)
 			return psprintf("%s %s", PICK(fake_company_words, fake_company_words_n, i),
 							PICK(fake_company_kinds, fake_company_kinds_n, i / fake_company_words_n));
-	}
-	if (strcmp(type, "username") == 0 || strcmp(type, "email") == 0)
-	{
-		/* a base from the names, and 16 hex digits that keep it unique */
-		char	   *base = psprintf("%s.%s", PICK(fake_first_names, fake_first_names_n, i),
-									PICK(fake_last_names, fake_last_names_n, i / fake_first_names_n));
-		char	   *p;
-
-		for (p = base; *p; p++)
-			*p = pg_tolower((unsigned char) *p);
-		if (strcmp(type, "username") == 0)
-			return psprintf("%s_%016llx", base, (unsigned long long) g.suffix);
-		return psprintf("%s.%016llx@example.com", base, (unsigned long long) g.suffix);
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
