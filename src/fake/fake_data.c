@@ -57,6 +57,11 @@ fake_digest(const char *seed, size_t len)
 /* Pick entry i of a pool of n. */
 #define PICK(pool, n, i)	((pool)[(i) % (uint64) (n)])
 
+/* pg_tolower(c), its ASCII case inline */
+#define LOGIN_LOWER(c) \
+	((c) >= 'A' && (c) <= 'Z' ? (c) + ('a' - 'A') : \
+	 IS_HIGHBIT_SET(c) ? pg_tolower(c) : (c))
+
 /*
  * fake_login
  *		A user name, first.last_<16 hex digits> (the names lower case, the
@@ -78,10 +83,10 @@ fake_login(bool email, uint64 i, uint64 suffix)
 	int			k;
 
 	for (k = 0; k < first_len; k++)
-		*p++ = pg_tolower((unsigned char) first[k]);
+		*p++ = LOGIN_LOWER((unsigned char) first[k]);
 	*p++ = '.';
 	for (k = 0; k < last_len; k++)
-		*p++ = pg_tolower((unsigned char) last[k]);
+		*p++ = LOGIN_LOWER((unsigned char) last[k]);
 	*p++ = email ? '.' : '_';
 	for (k = 15; k >= 0; k--)
 		*p++ = hex[(suffix >> (4 * k)) & 0xf];
