@@ -66,20 +66,22 @@ fake_digest(const char *seed, size_t len)
  * fake_login
  *		A user name, first.last_<16 hex digits> (the names lower case, the
  *		digits keep it unique), or an e-mail address,
- *		first.last.<16 hex digits>@example.com, written by hand: it is the
- *		pseudonym of every e-mail column (mask_pseudonym.c), once a row.
+ *		first.last.<16 hex digits>@example.com, from digest g, written by
+ *		hand after room bytes left for the caller (a varlena header) and
+ *		followed by a NUL; *len is its length.  It is the pseudonym of every
+ *		e-mail column (mask_pseudonym.c), once a row.
  */
-static char *
-fake_login(bool email, uint64 i, uint64 suffix)
+char *
+fake_login(bool email, FakeDigest g, int room, int *len)
 {
 	static const char hex[] = "0123456789abcdef";
 	static const char domain[] = "@example.com";
-	const char *first = PICK(fake_first_names, fake_first_names_n, i);
-	const char *last = PICK(fake_last_names, fake_last_names_n, i / fake_first_names_n);
+	const char *first = PICK(fake_first_names, fake_first_names_n, g.index);
+	const char *last = PICK(fake_last_names, fake_last_names_n, g.index / fake_first_names_n);
 	size_t		first_len = strlen(first);
 	size_t		last_len = strlen(last);
-	char	   *r = palloc(first_len + 1 + last_len + 1 + 16 + sizeof(domain));
-	char	   *p = r;
+	char	   *r = palloc(room + first_len + 1 + last_len + 1 + 16 + sizeof(domain));
+	char	   *p = r + room;
 	int			k;
 
 	for (k = 0; k < first_len; k++)
@@ -89,13 +91,14 @@ fake_login(bool email, uint64 i, uint64 suffix)
 		*p++ = LOGIN_LOWER((unsigned char) last[k]);
 	*p++ = email ? '.' : '_';
 	for (k = 15; k >= 0; k--)
-		*p++ = hex[(suffix >> (4 * k)) & 0xf];
+		*p++ = hex[(g.suffix >> (4 * k)) & 0xf];
 	if (email)
 	{
 		memcpy(p, domain, sizeof(domain));
 		p += sizeof(domain) - 1;
 	}
 	*p = '\0';
+	*len = p - (r + room);
 	return r;
 }
 
@@ -112,7 +115,11 @@ fake_value(const char *type, bool ja, FakeDigest g)
 
 	/* the same in both locales (no type above matches these two) */
 	if (strcmp(type, "email") == 0 || strcmp(type, "username") == 0)
-		return fake_login(type[0] == 'e', i, g.suffix);
+	{
+		int			len;
+
+		return fake_login(type[0] == 'e', g, 0, &len);
+	}
 	/* a person: first name from the index, last name from its quotient */
 	if (ja)
 	{

@@ -28,6 +28,7 @@ typedef struct FakeDigest
 
 extern FakeDigest fake_digest(const char *seed, size_t len);
 extern char *fake_value(const char *type, bool ja, FakeDigest g);
+extern char *fake_login(bool email, FakeDigest g, int room, int *len);
 
 extern const char *const fake_first_names[];
 extern const int fake_first_names_n;

@@ -37,6 +37,8 @@ extern bool mask_pseudonym_type_known(const char *type);
 extern const char *mask_pseudonym_types(void);
 extern char *mask_pseudonym_value(const char *type, bool ja,
 								  const char *value, size_t len);
+extern text *mask_pseudonym_text(const char *type, bool ja,
+								 const char *value, size_t len);
 
 /* mask_partial.c */
 extern char *mask_partial_value(const char *value, int len, int keep_start,

@@ -24,6 +24,7 @@
 #include "mask/mask.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -233,6 +234,68 @@ check_unscaled(Numeric v, int64 u, int scale)
 #endif
 
 /*
+ * numeric_from_unscaled
+ *		r / 10^scale (scale at most 18) at display scale "scale", as
+ *		numeric.c's make_result stores it (the format above): each decimal
+ *		digit of |r| added into its base-10000 digit, leading and trailing
+ *		zero digits stripped, a zero of weight 0 and positive.  The same
+ *		bytes as int64_div_fast_to_numeric(r, scale) (int64_to_numeric for
+ *		scale 0), which an assertion checks, without its intermediate
+ *		allocations.
+ */
+static Numeric
+numeric_from_unscaled(int64 r, int scale)
+{
+	uint64		a = r < 0 ? -(uint64) r : (uint64) r;
+	int16		groups[12];		/* weights floor(-scale / 4) .. 4 */
+	int			base = (scale + 3) / 4; /* groups[base + w] holds weight w */
+	int			lo = INT_MAX;
+	int			hi = INT_MIN;
+	int			t;
+	int			n;
+	uint16		h;
+	Numeric		result;
+
+	memset(groups, 0, sizeof(groups));
+	for (t = 0; a > 0; t++, a /= 10)
+	{
+		int			e = t - scale;
+		int			w = e >= 0 ? e / 4 : -((-e + 3) / 4);
+		int			c = a % 10;
+		static const int16 pow10[] = {1, 10, 100, 1000};
+
+		if (c == 0)
+			continue;
+		groups[base + w] += c * pow10[e - 4 * w];
+		lo = Min(lo, w);
+		hi = Max(hi, w);
+	}
+	n = lo <= hi ? hi - lo + 1 : 0;
+	if (n == 0)
+		h = NUM_SHORT | (scale << NUM_SHORT_DSCALE_SHIFT);
+	else
+		h = NUM_SHORT | (r < 0 ? NUM_SHORT_NEG : 0) |
+			(scale << NUM_SHORT_DSCALE_SHIFT) |
+			(hi < 0 ? NUM_SHORT_WEIGHT_NEG : 0) | (hi & NUM_SHORT_WEIGHT_MASK);
+	result = (Numeric) palloc(VARHDRSZ + sizeof(uint16) + n * sizeof(int16));
+	SET_VARSIZE(result, VARHDRSZ + sizeof(uint16) + n * sizeof(int16));
+	memcpy(VARDATA(result), &h, sizeof(h));
+	for (t = 0; t < n; t++)
+		memcpy(VARDATA(result) + sizeof(uint16) + t * sizeof(int16),
+			   &groups[base + hi - t], sizeof(int16));
+#ifdef USE_ASSERT_CHECKING
+	{
+		Numeric		theirs = scale == 0 ? int64_to_numeric(r) :
+			int64_div_fast_to_numeric(r, scale);
+
+		Assert(VARSIZE(theirs) == VARSIZE(result) &&
+			   memcmp(theirs, result, VARSIZE(result)) == 0);
+	}
+#endif
+	return result;
+}
+
+/*
  * noise_fast
  *		The number form computed on the value's unscaled digits u as an
  *		int64 at scale (numeric_unscaled), for the common case.  Same
@@ -249,10 +312,7 @@ noise_fast(int64 u, int scale, double f, Oid type)
 		r = Max(PG_INT16_MIN, Min(PG_INT16_MAX, r));
 	else if (type == INT4OID)
 		r = Max(PG_INT32_MIN, Min(PG_INT32_MAX, r));
-	if (scale == 0)
-		return int64_to_numeric(r);
-	/* r / 10^scale, at display scale "scale" */
-	return int64_div_fast_to_numeric(r, scale);
+	return numeric_from_unscaled(r, scale);
 }
 
 /*

@@ -158,6 +158,26 @@ uuid_value(const uint8 *d)
 }
 
 /*
+ * pseudonym_digest
+ *		The digest of value[0..len) (see the file header) into d, and as the
+ *		two integers the pools use.  Errors out without a secret.
+ */
+static FakeDigest
+pseudonym_digest(const char *value, size_t len, uint8 d[PG_SHA256_DIGEST_LENGTH])
+{
+	FakeDigest	g = {0, 0};
+	int			i;
+
+	mask_hmac("pseudonym", "", 0, value, len, d);
+	for (i = 0; i < 8; i++)
+	{
+		g.index = (g.index << 8) | d[i];
+		g.suffix = (g.suffix << 8) | d[8 + i];
+	}
+	return g;
+}
+
+/*
  * mask_pseudonym_value
  *		The pseudonym of type (known, see mask_pseudonym_type_known) for
  *		value[0..len), in locale ja or en.  Errors out without a secret.
@@ -166,10 +186,8 @@ char *
 mask_pseudonym_value(const char *type, bool ja, const char *value, size_t len)
 {
 	uint8		d[PG_SHA256_DIGEST_LENGTH];
-	FakeDigest	g = {0, 0};
-	int			i;
+	FakeDigest	g = pseudonym_digest(value, len, d);
 
-	mask_hmac("pseudonym", "", 0, value, len, d);
 	if (strcmp(type, "iban") == 0)
 		return iban_value(d);
 	if (strcmp(type, "credit_card") == 0 || strcmp(type, "card") == 0)
@@ -178,12 +196,29 @@ mask_pseudonym_value(const char *type, bool ja, const char *value, size_t len)
 		return uuid_value(d);
 	if (strcmp(type, "phone") == 0)
 		type = "phone_number";
-	for (i = 0; i < 8; i++)
-	{
-		g.index = (g.index << 8) | d[i];
-		g.suffix = (g.suffix << 8) | d[8 + i];
-	}
 	return fake_value(type, ja, g);
+}
+
+/*
+ * mask_pseudonym_text
+ *		mask_pseudonym_value as a text; an e-mail address or a user name (the
+ *		commonest, once a row) is written straight into the text.
+ */
+text *
+mask_pseudonym_text(const char *type, bool ja, const char *value, size_t len)
+{
+	bool		email = strcmp(type, "email") == 0;
+
+	if (email || strcmp(type, "username") == 0)
+	{
+		uint8		d[PG_SHA256_DIGEST_LENGTH];
+		int			n;
+		char	   *r = fake_login(email, pseudonym_digest(value, len, d), VARHDRSZ, &n);
+
+		SET_VARSIZE(r, VARHDRSZ + n);
+		return (text *) r;
+	}
+	return cstring_to_text(mask_pseudonym_value(type, ja, value, len));
 }
 
 /*
@@ -302,7 +337,6 @@ exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
 	/* "" holds nothing to hide, and stays "" */
 	if (VARSIZE_ANY_EXHDR(value) == 0)
 		PG_RETURN_TEXT_P(cstring_to_text(""));
-	PG_RETURN_TEXT_P(cstring_to_text(mask_pseudonym_value(args->type, args->ja,
-														  VARDATA_ANY(value),
-														  VARSIZE_ANY_EXHDR(value))));
+	PG_RETURN_TEXT_P(mask_pseudonym_text(args->type, args->ja, VARDATA_ANY(value),
+										 VARSIZE_ANY_EXHDR(value)));
 }
