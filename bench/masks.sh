@@ -7,14 +7,17 @@
 # cluster (bench/common.sh), fills a table of ROWS rows of 8 mixed-type
 # columns (bench_fill_mixed) plus a tenant column that every row shares,
 # and exports that tenant (scope-column mode: every row) through
-# exwiw_export, server side, into COPY ... TO '/dev/null', twice each:
+# exwiw_export, server side, into COPY ... TO '/dev/null':
 #
 #   unmasked   the columns as they are
 #   masked     email: pseudonym (HMAC-SHA-256 under exwiw.mask_secret),
 #              name: partial (keep 2 characters at the start),
 #              amount: noise (ratio 0.1, keyed by the row's id)
 #
-# and prints the best time of each and their ratio (goal: under 1.5).
+# and each of the three masks alone, MASKS_RUNS times each (default 3),
+# interleaved, and prints the best time of each (the statement's, and the
+# backend's CPU time, which waiting for a core does not count) and the
+# ratio of masked to unmasked (goal: under 1.5).
 source "$(dirname "$0")/common.sh"
 cd "$EXWIW_ROOT"
 
@@ -25,35 +28,60 @@ bench_fill_mixed "$rows" bench_t
 psql -X -q -c "ALTER TABLE bench_t ADD COLUMN tenant int NOT NULL DEFAULT 1" -c "VACUUM ANALYZE bench_t"
 
 cols='{"name": "id"}, {"name": "user_id"}, {"name": "score"}, {"name": "created_at"}, {"name": "active"}, {"name": "tenant"}'
-plain="[{\"name\": \"bench_t\", \"primary_key\": \"id\", \"scope_column\": \"tenant\", \"columns\": [$cols,
-	{\"name\": \"email\"}, {\"name\": \"name\"}, {\"name\": \"amount\"}]}]"
-masked="[{\"name\": \"bench_t\", \"primary_key\": \"id\", \"scope_column\": \"tenant\", \"columns\": [$cols,
-	{\"name\": \"email\", \"pseudonym\": {\"type\": \"email\"}},
-	{\"name\": \"name\", \"partial\": {\"keep_start\": 2}},
-	{\"name\": \"amount\", \"noise\": {\"ratio\": 0.1}}]}]"
+pseudonym='{"name": "email", "pseudonym": {"type": "email"}}'
+partial='{"name": "name", "partial": {"keep_start": 2}}'
+noise='{"name": "amount", "noise": {"ratio": 0.1}}'
+# config EMAIL NAME AMOUNT: the table's config with those three columns
+config() {
+	echo "[{\"name\": \"bench_t\", \"primary_key\": \"id\", \"scope_column\": \"tenant\", \"columns\": [$cols, $1, $2, $3]}]"
+}
+declare -A cfg
+cfg[unmasked]=$(config '{"name": "email"}' '{"name": "name"}' '{"name": "amount"}')
+cfg[masked]=$(config "$pseudonym" "$partial" "$noise")
+cfg[pseudonym]=$(config "$pseudonym" '{"name": "name"}' '{"name": "amount"}')
+cfg[partial]=$(config '{"name": "email"}' "$partial" '{"name": "amount"}')
+cfg[noise]=$(config '{"name": "email"}' '{"name": "name"}' "$noise")
+names="unmasked masked pseudonym partial noise"
 
-# export CONFIG: one export into /dev/null, on the server; prints seconds
+# export_once CONFIG: one export into /dev/null, on the server; prints its
+# seconds (the statement, psql's \timing) and the backend's CPU seconds
+# (user + system, from /proc: the ticks before and after)
 export_once() {
-	local start end
-	start=$(date +%s.%N)
-	psql -X -q -v ON_ERROR_STOP=1 -v cfg="$1" >/dev/null <<'SQL'
+	local f
+	f=$(mktemp)
+	psql -X -q -v ON_ERROR_STOP=1 -v cfg="$1" -v f="$f" >"$f.out" <<'SQL'
+SELECT pg_backend_pid() AS pid \gset
+\setenv BPID :pid
+\setenv F :f
+\! awk '{ print $14 + $15 }' /proc/$BPID/stat >$F.before
+\timing on
 COPY (SELECT chunk FROM exwiw_export(NULL, '{1}', :'cfg')) TO '/dev/null';
+\timing off
+\! awk '{ print $14 + $15 }' /proc/$BPID/stat >$F.after
 SQL
-	end=$(date +%s.%N)
-	echo "$end - $start" | bc
+	echo "$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$f.out" | awk '{ printf "%.3f", $1 / 1000 }')" \
+		"$(echo "scale=3; ($(cat "$f.after") - $(cat "$f.before")) / $(getconf CLK_TCK)" | bc)"
+	rm -f "$f" "$f.out" "$f.before" "$f.after"
 }
-best() { # best CONFIG: the best of two runs
-	local a b
-	a=$(export_once "$1")
-	b=$(export_once "$1")
-	echo "if ($a < $b) $a else $b" | bc
-}
-export_once "$plain" >/dev/null  # warm the cache
-t_plain=$(best "$plain")
-t_masked=$(best "$masked")
-ratio=$(echo "scale=2; $t_masked / $t_plain" | bc)
-printf 'rows %s  unmasked %.2f s  masked (pseudonym + partial + noise) %.2f s  ratio %s\n' \
-	"$rows" "$t_plain" "$t_masked" "$ratio"
+min() { echo "if ($1 < $2) $1 else $2" | bc; }
+export_once "${cfg[unmasked]}" >/dev/null  # warm the cache
+declare -A wall cpu
+runs=${MASKS_RUNS:-3}
+for i in $(seq "$runs"); do  # interleaved, best of each kept
+	for n in $names; do
+		read -r w c < <(export_once "${cfg[$n]}")
+		wall[$n]=$(min "$w" "${wall[$n]:-999999}")
+		cpu[$n]=$(min "$c" "${cpu[$n]:-999999}")
+	done
+done
+echo "rows $rows, best of $runs runs each, $(uptime | sed 's/.*load average/load average/')"
+for n in $names; do
+	printf '  %-10s %6.2f s  (backend CPU %6.2f s)  %+.2f s  (CPU %+.2f s)\n' "$n" "${wall[$n]}" "${cpu[$n]}" \
+		"$(echo "${wall[$n]} - ${wall[unmasked]}" | bc)" "$(echo "${cpu[$n]} - ${cpu[unmasked]}" | bc)"
+done
+ratio=$(echo "scale=2; ${wall[masked]} / ${wall[unmasked]}" | bc)
+printf 'masked (pseudonym + partial + noise) / unmasked: %s (backend CPU %s)\n' "$ratio" \
+	"$(echo "scale=2; ${cpu[masked]} / ${cpu[unmasked]}" | bc)"
 if [ "$(echo "$ratio < 1.5" | bc)" = 1 ]; then
 	echo "ok: masked under 1.5x unmasked"
 else
