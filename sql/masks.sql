@@ -76,6 +76,8 @@ FROM (VALUES ('4111111111111111'), (''), ('abc'), ('abcd'), ('abcde'),
 	('あいうえおかき'), ('jane.doe@example.com'), ('no-at-sign'), (NULL)) AS t(v);
 SELECT exwiw_mask_partial('x', -1, 0);
 SELECT exwiw_mask_partial('x', 0, 0, '');
+-- a fill long enough to pass a text's 1 GB is refused before any is written
+SELECT exwiw_mask_partial(repeat('x', 100000), 0, 0, repeat('y', 20000));
 
 -- Noise: repeats, stays within the ratio, rounded to the scale, clamped to
 -- the type's range; dates and times stay within theirs; infinities kept.

@@ -111,7 +111,6 @@ float_numeric(double d)
 #define NUM_SHORT_WEIGHT_NEG	0x0040
 #define NUM_SHORT_WEIGHT_MASK	0x003F
 #define NUM_DSCALE_MASK		0x3FFF
-#define NUM_NBASE			10000
 
 /*
  * numeric_unscaled

@@ -22,6 +22,7 @@
 
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 PG_FUNCTION_INFO_V1(exwiw_mask_partial);
 
@@ -48,6 +49,7 @@ partial_build(const char *value, int len, int keep_start, int keep_end,
 	int			head = 0;		/* bytes of the kept start */
 	int			tail;			/* offset of the kept end */
 	bool		ascii = true;
+	int64		size;
 	char	   *buf;
 	char	   *p;
 	int			i;
@@ -96,7 +98,14 @@ partial_build(const char *value, int len, int keep_start, int keep_end,
 		tail = mlen;
 	}
 
-	*outlen = head + hidden * fill_len + (len - tail);
+	/* a text is at most 1 GB; a long fill could make it longer */
+	size = (int64) head + (int64) hidden * fill_len + (len - tail);
+	if (size > MaxAllocSize - room - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the partially masked value would be longer than %zu bytes",
+						(size_t) (MaxAllocSize - room - 1))));
+	*outlen = (int) size;
 	buf = palloc(room + *outlen + 1);
 	p = buf + room;
 	memcpy(p, value, head);
