@@ -256,7 +256,9 @@ same_text(text *t, const char *s, int len)
 static PseudonymArgs *
 pseudonym_args(FunctionCallInfo fcinfo)
 {
-	PseudonymArgs *args = (PseudonymArgs *) fcinfo->flinfo->fn_extra;
+	/* no FmgrInfo (a direct call): nothing is kept */
+	PseudonymArgs *args = fcinfo->flinfo ? (PseudonymArgs *) fcinfo->flinfo->fn_extra : NULL;
+	MemoryContext mcxt = fcinfo->flinfo ? fcinfo->flinfo->fn_mcxt : CurrentMemoryContext;
 	text	   *type_text;
 	text	   *locale_text = NULL;
 	char	   *type;
@@ -298,26 +300,26 @@ pseudonym_args(FunctionCallInfo fcinfo)
 				 errmsg("pseudonym type \"%s\" needs locale \"ja\"", type)));
 
 	if (args == NULL)
-		args = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PseudonymArgs));
+		args = MemoryContextAllocZero(mcxt, sizeof(PseudonymArgs));
 	else
 	{
 		pfree(args->type);
 		if (args->locale)
 			pfree(args->locale);
 	}
-	args->type = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, type);
+	args->type = MemoryContextStrdup(mcxt, type);
 	args->type_len = strlen(type);
 	args->has_locale = locale_text != NULL;
 	args->locale = NULL;
 	args->locale_len = 0;
 	if (locale_text != NULL)
 	{
-		args->locale = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt,
-										   text_to_cstring(locale_text));
+		args->locale = MemoryContextStrdup(mcxt, text_to_cstring(locale_text));
 		args->locale_len = strlen(args->locale);
 	}
 	args->ja = ja;
-	fcinfo->flinfo->fn_extra = args;
+	if (fcinfo->flinfo)
+		fcinfo->flinfo->fn_extra = args;
 	return args;
 }
 
