@@ -18,12 +18,15 @@
  * compression functions of the same bytes: portable C, and on x86-64 one
  * made of the SHA extensions' instructions (SHA256RNDS2, SHA256MSG1,
  * SHA256MSG2: two rounds, or four words of the message schedule, per
- * instruction), chosen at run time when cpuid reports them (with SSSE3 and
- * SSE4.1, for the byte swap and the word extraction) and compiled for
- * those instructions alone (a target attribute), so the rest of the module
- * runs on any x86-64.  A message that fits one block after the key's
- * (short values, the usual case) is laid out in that block directly:
- * two compressions and no buffering.  On a build with assertions every
+ * instruction), chosen at run time when cpuid reports them (with SSSE3,
+ * for the byte swap and PALIGNR, and SSE4.1, which the target attribute
+ * names) and compiled for those instructions alone (the attribute), so
+ * the rest of the module runs on any x86-64; other CPUs and compilers get
+ * the portable one.  A message that fits one block after the key's (short
+ * values, the usual case) is laid out in that block directly, and the
+ * implementation computes the whole HMAC from it (hmac_block): two
+ * compressions, no buffering, and with the SHA extensions the inner digest
+ * never leaves the registers.  On a build with assertions every
  * HMAC is also computed with common/hmac.h and the two compared;
  * mask_sha256_test (exwiw_mask_hmac_test() for the regression tests, not
  * part of the extension's SQL) runs either implementation on any key and
