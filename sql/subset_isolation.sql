@@ -260,6 +260,43 @@ FROM exwiw_export('organizations', '{1}',
 WHERE file_name ~ '(folders|documents)' ORDER BY 1;
 DROP TABLE iso.documents, iso.folders;
 
+-- A row whose earlier arm names a row of nobody's is decided by its later
+-- arms: a thread without an organization is nobody's, and so is a post in
+-- it (the parent's set of such rows, recursively), so reaction 1 (such a
+-- post, a task of organization 1) is organization 1's, as 3 is (its post
+-- is).  Reaction 2 (the same post, a task of organization 2) is not, nor
+-- 4 (a post of organization 2, a task of 1: the earlier arm decides), nor
+-- 5 (nobody's by both arms).
+CREATE TABLE iso.threads (id int PRIMARY KEY, organization_id bigint REFERENCES iso.organizations);
+CREATE TABLE iso.posts (id int PRIMARY KEY, thread_id int REFERENCES iso.threads);
+CREATE TABLE iso.lists (id int PRIMARY KEY, organization_id bigint NOT NULL REFERENCES iso.organizations);
+CREATE TABLE iso.tasks (id int PRIMARY KEY, list_id int NOT NULL REFERENCES iso.lists);
+CREATE TABLE iso.reactions (id int PRIMARY KEY, post_id int REFERENCES iso.posts,
+							task_id int REFERENCES iso.tasks);
+INSERT INTO iso.threads VALUES (10, 1), (20, 2), (70, NULL);
+INSERT INTO iso.posts VALUES (11, 10), (21, 20), (71, 70), (72, NULL);
+INSERT INTO iso.lists VALUES (30, 1), (40, 2);
+INSERT INTO iso.tasks VALUES (31, 30), (41, 40);
+INSERT INTO iso.reactions VALUES (1, 71, 31), (2, 71, 41), (3, 11, 41), (4, 21, 31), (5, 72, NULL);
+SELECT output, rule, query FROM exwiw_plan('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "reactions", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]}]')
+WHERE output ~ '^exwiw_u_' OR (seq IS NOT NULL AND table_name = 'reactions') ORDER BY step;
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "reactions", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]}]')
+WHERE file_name ~ '(reactions|posts)' ORDER BY 1;
+DROP TABLE iso.reactions, iso.tasks, iso.lists, iso.posts, iso.threads;
+
 -- A cycle of NOT NULL keys: an error that names it.
 CREATE TABLE iso.a (id int PRIMARY KEY, b_id int NOT NULL);
 CREATE TABLE iso.b (id int PRIMARY KEY, a_id int NOT NULL REFERENCES iso.a);

@@ -1050,6 +1050,7 @@ plan_build_once(const SubsetRequest *req)
 		pl.rel[i].dist = -1;
 		pl.rel[i].path = -1;
 		pl.rel[i].sset = pl.rel[i].xset = pl.rel[i].fset = -1;
+		pl.rel[i].uset = -1;
 	}
 	for (i = 0; i < plan->norder; i++)
 		pl.rel[plan->order[i]].pos = i;

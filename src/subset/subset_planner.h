@@ -72,6 +72,8 @@ typedef struct PlannerRel
 	bool		seed_frag;		/* seed holds the table's filter */
 	List	   *seed_deps;		/* sets the seed reads */
 	bool		batched;		/* PATH seed computed in batch_scope slices */
+	int			uset;			/* set of its rows no tenant's decide, or -1 */
+	int			u_state;		/* 0, 1 building, 2 built (uset) */
 
 	/* the sets: exwiw_s (seed keys), exwiw_x (closure adds), exwiw_f */
 	bool		need_f;			/* exwiw_f is read by someone */

@@ -1048,7 +1048,62 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 }
 
 static void append_undecided(Planner *pl, StringInfo buf, const char *alias,
-							 int ti, int n, SubsetEdge *e);
+							 int ti, int n, SubsetEdge *e, List **deps);
+static bool descends_by_self(Planner *pl, int ti);
+
+/*
+ * undecided_set
+ *		The set of table ti's rows that no tenant's rows decide, exwiw_u
+ *		(its keys): rows whose every arm's key is NULL (or names, when
+ *		polymorphic, another table), or names a row of the arm's parent that
+ *		is itself in its parent's such set, recursively.  A row of a child
+ *		whose earlier arm names one of them is decided by its later arms
+ *		(append_undecided): it is nobody's by that arm, as if the key were
+ *		NULL.  The set does not depend on the ids: whose a row is, is a
+ *		property of its keys.
+ *
+ *		Only for a table whose rows arms alone decide (a belongs_to path, a
+ *		key, no filter, no self-reference that hands rows down); for any
+ *		other (the target's rows are every one of them somebody's), and for
+ *		a parent met again while its set is being built (a cycle of arms),
+ *		-1: every row counts as decided, so a child's later arm takes no row
+ *		whose earlier key names one.  That keeps rows out rather than let a
+ *		row in that is another tenant's.  Returns the set's index, or -1.
+ */
+static int
+undecided_set(Planner *pl, int ti)
+{
+	PlannerRel *r = &pl->rel[ti];
+	SubsetTable *t = &pl->cfg->tables[ti];
+	const char *alias = planner_alias(t);
+	StringInfoData q;
+	StringInfoData cond;
+	List	   *deps = NIL;
+
+	if (r->u_state == 2)
+		return r->uset;
+	if (r->u_state == 1)
+		return -1;
+	if (r->kind != SEED_PATH || r->seed_edges == NIL || t->filter != NULL ||
+		t->pk.n == 0 || r->batched || descends_by_self(pl, ti))
+	{
+		r->u_state = 2;
+		return -1;
+	}
+	r->u_state = 1;
+	check_stack_depth();
+	initStringInfo(&cond);
+	append_undecided(pl, &cond, alias, ti, list_length(r->seed_edges), NULL, &deps);
+	Assert(strncmp(cond.data, " AND ", 5) == 0);
+	initStringInfo(&q);
+	appendStringInfoString(&q, "SELECT ");
+	subset_append_cols(&q, alias, &t->pk);
+	appendStringInfo(&q, " FROM %s WHERE %s", subset_relation_sql(t), cond.data + 5);
+	r->uset = planner_add_set(pl, "u", ti, q.data, false, deps,
+							  "rows no tenant's rows decide: no arm's key names a tenant's row");
+	r->u_state = 2;
+	return r->uset;
+}
 
 /*
  * append_undecided_before
@@ -1057,26 +1112,30 @@ static void append_undecided(Planner *pl, StringInfo buf, const char *alias,
  *		earlier arm decides it: the earlier arm's foreign key is NULL (or,
  *		polymorphic, its type names another table).  So a row whose first
  *		foreign key points at another tenant's row is that tenant's, even if
- *		a later key points at ours.  Appends " AND <not decided>" for every
- *		arm before arm n of table ti that is not of n's polymorphic group.
+ *		a later key points at ours; one whose first key points at a row of
+ *		nobody's (undecided_set) is decided by the later ones.  Appends
+ *		" AND <not decided>" for every arm before arm n of table ti that is
+ *		not of n's polymorphic group.
  */
 static void
 append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
 						int ti, int n)
 {
 	append_undecided(pl, buf, alias, ti, n,
-					 &pl->cfg->edges[list_nth_int(pl->rel[ti].seed_edges, n)]);
+					 &pl->cfg->edges[list_nth_int(pl->rel[ti].seed_edges, n)],
+					 &pl->rel[ti].seed_deps);
 }
 
 /*
  * append_undecided
  *		Appends " AND <not decided>" for each of the first n arms of table
  *		ti that is not of e's polymorphic group (e may be NULL: every one of
- *		them).
+ *		them): its key NULL, its type another table's, or its key naming a
+ *		row of its parent's undecided_set, which is added to *deps.
  */
 static void
 append_undecided(Planner *pl, StringInfo buf, const char *alias, int ti, int n,
-				 SubsetEdge *e)
+				 SubsetEdge *e, List **deps)
 {
 	SubsetConfig *cfg = pl->cfg;
 	int			i,
@@ -1099,6 +1158,25 @@ append_undecided(Planner *pl, StringInfo buf, const char *alias, int ti, int n,
 							 quote_identifier(a->type_col.names[0]));
 			planner_append_type_cond(buf, alias, a);
 			appendStringInfoChar(buf, ')');
+		}
+		if (!SubsetEdgeIsSelf(a) &&
+			planner_cols_equal(&a->ref, &cfg->tables[a->parent].pk))
+		{
+			int			u = undecided_set(pl, a->parent);
+
+			if (u >= 0)
+			{
+				SubsetSet  *set = planner_set(pl, u);
+				StringInfoData sub;
+
+				initStringInfo(&sub);
+				appendStringInfoString(&sub, "SELECT ");
+				subset_append_cols(&sub, set->name, &a->ref);
+				appendStringInfo(&sub, " FROM %s", set->name);
+				appendStringInfoString(buf, " OR ");
+				subset_append_match(buf, alias, &a->fk, sub.data, &a->ref);
+				*deps = list_append_unique_int(*deps, u);
+			}
 		}
 		appendStringInfoChar(buf, ')');
 	}
@@ -1199,7 +1277,8 @@ with_descendants(Planner *pl, int ti, const char *pred)
 		appendStringInfoChar(&q, ')');
 	}
 	appendStringInfoString(&q, " WHERE true");
-	append_undecided(pl, &q, "exwiw_c", ti, list_length(pl->rel[ti].seed_edges), NULL);
+	append_undecided(pl, &q, "exwiw_c", ti, list_length(pl->rel[ti].seed_edges), NULL,
+					 &pl->rel[ti].seed_deps);
 	appendStringInfoString(&q, ") SELECT ");
 	subset_append_cols(&q, "exwiw_d", &t->pk);
 	appendStringInfoString(&q, " FROM exwiw_d");
