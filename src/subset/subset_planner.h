@@ -74,6 +74,8 @@ typedef struct PlannerRel
 	bool		batched;		/* PATH seed computed in batch_scope slices */
 	int			uset;			/* set of its rows no tenant's decide, or -1 */
 	int			u_state;		/* 0, 1 building, 2 built (uset) */
+	int			somebodys;		/* every row somebody's: 0 unknown, 1
+								 * computing, 2 yes, 3 no (all_decided) */
 
 	/* the sets: exwiw_s (seed keys), exwiw_x (closure adds), exwiw_f */
 	bool		need_f;			/* exwiw_f is read by someone */

@@ -1050,6 +1050,7 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 static void append_undecided(Planner *pl, StringInfo buf, const char *alias,
 							 int ti, int n, SubsetEdge *e, List **deps);
 static bool descends_by_self(Planner *pl, int ti);
+static bool all_decided(Planner *pl, int ti);
 
 /*
  * undecided_set
@@ -1085,7 +1086,8 @@ undecided_set(Planner *pl, int ti)
 	if (r->u_state == 1)
 		return -1;
 	if (r->kind != SEED_PATH || r->seed_edges == NIL || t->filter != NULL ||
-		t->pk.n == 0 || r->batched || descends_by_self(pl, ti))
+		t->pk.n == 0 || r->batched || descends_by_self(pl, ti) ||
+		all_decided(pl, ti))
 	{
 		r->u_state = 2;
 		return -1;
@@ -1702,6 +1704,64 @@ arm_decides_all(SubsetEdge *e, bool nn)
 }
 
 /*
+ * all_decided
+ *		Is every row of table ti somebody's, so that its undecided_set would
+ *		be empty?  The target's rows are, and so are those of every table
+ *		that has no undecided_set; a table on a belongs_to path is when one
+ *		of its arms (or a belongs_to that will be one: live, to a table tied
+ *		to the target, closing no cycle of arms) is on NOT NULL columns, not
+ *		polymorphic, and every row of its parent is somebody's.  Only such an
+ *		arm decides every row (all_arm): one whose parent may have rows of
+ *		nobody's leaves the rows that name them to the later arms.  Memoized;
+ *		a table met again while it is being decided (a cycle) counts as not,
+ *		which keeps a later arm that takes no row, never loses one.
+ */
+static bool
+all_decided(Planner *pl, int ti)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	PlannerRel *r = &pl->rel[ti];
+	bool	   *seen;
+	bool		result = false;
+	int			i;
+
+	if (r->somebodys >= 2)
+		return r->somebodys == 2;
+	if (r->somebodys == 1)
+		return false;
+	if (r->kind != SEED_PATH || t->filter != NULL || t->pk.n == 0 ||
+		t->batch_table >= 0 || descends_by_self(pl, ti))
+	{
+		r->somebodys = 2;
+		return true;
+	}
+	r->somebodys = 1;
+	check_stack_depth();
+	seen = palloc(sizeof(bool) * Max(pl->nt, 1));
+	for (i = 0; i < cfg->nedges && !result; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (e->child != ti || SubsetEdgeIsSelf(e) || SubsetEdgeIsPolymorphic(e) ||
+			!planner_edge_live(pl, e) || !SeedConstrains(pl->rel[e->parent].kind) ||
+			!subset_edge_not_null(cfg, e))
+			continue;
+		if (!list_member_int(r->seed_edges, i))
+		{
+			memset(seen, 0, sizeof(bool) * pl->nt);
+			if (seed_reaches(pl, e->parent, ti, seen))
+				continue;
+		}
+		result = all_decided(pl, e->parent);
+	}
+	pfree(seen);
+	r->somebodys = result ? 2 : 3;
+	return result;
+}
+
+/*
  * add_other_arms
  *		A row belongs to the export when a foreign key ties it to the
  *		target, not only the one on its shortest path: every table on a path
@@ -1738,7 +1798,8 @@ add_other_arms(Planner *pl)
 		{
 			SubsetEdge *a = &cfg->edges[lfirst_int(lc)];
 
-			if (arm_decides_all(a, subset_edge_not_null(cfg, a)))
+			if (arm_decides_all(a, subset_edge_not_null(cfg, a)) &&
+				all_decided(pl, a->parent))
 			{
 				pl->rel[i].all_arm = lfirst_int(lc);
 				break;
@@ -1785,7 +1846,7 @@ add_other_arms(Planner *pl)
 				continue;
 			}
 			pl->rel[e->child].seed_edges = lappend_int(pl->rel[e->child].seed_edges, cand[i]);
-			if (arm_decides_all(e, nn[i]))
+			if (arm_decides_all(e, nn[i]) && all_decided(pl, e->parent))
 				pl->rel[e->child].all_arm = cand[i];
 		}
 	}
