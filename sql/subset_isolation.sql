@@ -295,7 +295,38 @@ FROM exwiw_export('organizations', '{1}',
 	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
 	  {"name": "reactions", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]}]')
 WHERE file_name ~ '(reactions|posts)' ORDER BY 1;
-DROP TABLE iso.reactions, iso.tasks, iso.lists, iso.posts, iso.threads;
+-- The same through an earlier arm on NOT NULL columns: it decides every
+-- row only where every row of its parent is somebody's.  A list is (its
+-- organization_id is NOT NULL), so a list note's post_id is no arm, and
+-- list note 2 is organization 2's whatever its post; a post may be
+-- nobody's, so a pin whose post is nobody's (1) is decided by its task,
+-- and one whose post is organization 2's (2) stays that one's.
+CREATE TABLE iso.pins (id int PRIMARY KEY, post_id int NOT NULL REFERENCES iso.posts,
+					   task_id int REFERENCES iso.tasks);
+CREATE TABLE iso.list_notes (id int PRIMARY KEY, list_id int NOT NULL REFERENCES iso.lists,
+							 post_id int REFERENCES iso.posts);
+INSERT INTO iso.pins VALUES (1, 71, 31), (2, 21, 31), (3, 11, NULL);
+INSERT INTO iso.list_notes VALUES (1, 30, 71), (2, 40, 11);
+SELECT table_name, rule FROM exwiw_plan('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "pins", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]},
+	  {"name": "list_notes", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}, {"table_name": "posts", "foreign_key": "post_id"}]}]')
+WHERE seq IS NOT NULL AND table_name IN ('pins', 'list_notes') ORDER BY table_name;
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "pins", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]},
+	  {"name": "list_notes", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}, {"table_name": "posts", "foreign_key": "post_id"}]}]')
+WHERE file_name ~ '(pins|list_notes)' ORDER BY 1;
+DROP TABLE iso.pins, iso.list_notes, iso.reactions, iso.tasks, iso.lists, iso.posts, iso.threads;
 
 -- A cycle of NOT NULL keys: an error that names it.
 CREATE TABLE iso.a (id int PRIMARY KEY, b_id int NOT NULL);
