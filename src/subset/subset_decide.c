@@ -182,6 +182,7 @@ ids_arrays(SubsetTable *t, const SubsetCols *cols, const SubsetIds *ids,
 	*nids = n;
 	return lits;
 }
+
 /*
  * edge_order_cmp
  *		Path ties: by child name, parent name, then foreign key columns.
@@ -205,6 +206,7 @@ edge_order_cmp(const void *a, const void *b)
 		c = x->fk.n - y->fk.n;
 	return c;
 }
+
 /*
  * find_paths
  *		Breadth-first from the seed sources (the target, or the scoped
@@ -274,6 +276,7 @@ find_paths(Planner *pl)
 		}
 	} while (grew);
 }
+
 /*
  * edges_between
  *		Number of live edges from child to parent.
@@ -292,6 +295,7 @@ edges_between(Planner *pl, int child, int parent)
 	}
 	return n;
 }
+
 /*
  * self_referencing
  *		Does table t have a live edge to itself?
@@ -301,6 +305,7 @@ self_referencing(Planner *pl, int t)
 {
 	return edges_between(pl, t, t) > 0;
 }
+
 /*
  * arms_of
  *		The live edges of table t whose parent's seed constrains it: the
@@ -330,6 +335,7 @@ arms_of(Planner *pl, int t, SubsetEdge *e)
 	}
 	return arms;
 }
+
 /*
  * compute_may
  *		Which tables can have rows: a seed, or a child that may have rows
@@ -360,6 +366,7 @@ compute_may(Planner *pl)
 		}
 	}
 }
+
 /*
  * reverse_arms
  *		The arms of t's reverse_scope whose table's seed constrains it;
@@ -390,6 +397,7 @@ reverse_arms(Planner *pl, int t, bool warn)
 	}
 	return arms;
 }
+
 /*
  * decided_whole
  *		Has the config decided that every row of table t goes out, with the
@@ -414,6 +422,7 @@ decided_whole(Planner *pl, int t)
 			return false;
 	}
 }
+
 /*
  * compute_untied
  *		untied[t]: may the rows of table t include rows that no rule ties
@@ -449,6 +458,7 @@ compute_untied(Planner *pl, bool *untied)
 		}
 	}
 }
+
 /*
  * uncascade_untied
  *		A forward cascade from a parent that has only referenced rows takes
@@ -494,6 +504,7 @@ uncascade_untied(Planner *pl)
 	pfree(untied);
 	return any;
 }
+
 /*
  * decide_fallbacks
  *		Rules 4 to 7 of the file header, for the tables that rules 1 to 3
@@ -637,6 +648,7 @@ again:
 				 errhint("For each, declare \"scope_column\" on the table to filter it directly, add a belongs_to path to a table that carries the scope column, set \"scope_exempt\": true to export it in full, or set \"ignore\": true to skip it.")));
 	compute_may(pl);
 }
+
 /*
  * decide_sources
  *		The mode, and the tables whose seed comes from the ids: the target,
@@ -723,6 +735,7 @@ decide_sources(Planner *pl)
 	/* no single target: no NOTICE about ids that match no row */
 	plan->ids_query = NULL;
 }
+
 /*
  * planner_descends_by_self
  *		Does table ti take the descendants of its seed rows through a
@@ -751,6 +764,7 @@ planner_descends_by_self(Planner *pl, int ti)
 	}
 	return false;
 }
+
 /*
  * check_batch
  *		The Ruby client's rules for batch_scope on table ti, naming batch
@@ -845,6 +859,7 @@ check_batch(Planner *pl, int ti)
 	planner_cols_union(&pl->rel[ti].scols, &t->pk);
 	planner_cols_union(&pl->rel[t->batch_table].scols, &b->pk);
 }
+
 /*
  * column_checked_not_null
  *		Has relation relid a validated CHECK (col IS NOT NULL) on column
@@ -888,6 +903,7 @@ column_checked_not_null(Oid relid, AttrNumber attnum)
 	table_close(rel, AccessShareLock);
 	return found;
 }
+
 /*
  * subset_edge_not_null
  *		Are all foreign key columns of edge e NOT NULL in the child (by
@@ -916,6 +932,7 @@ subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
 	}
 	return true;
 }
+
 /*
  * seed_reaches
  *		Does the seed of table from read, through its arms and theirs, the
@@ -942,6 +959,7 @@ seed_reaches(Planner *pl, int from, int to, bool *seen)
 	}
 	return false;
 }
+
 /*
  * arm_decides_all
  *		Does arm e decide every row of its table?  When it is not
@@ -955,6 +973,7 @@ arm_decides_all(SubsetEdge *e, bool nn)
 {
 	return nn && !SubsetEdgeIsPolymorphic(e);
 }
+
 /*
  * planner_all_decided
  *		Is every row of table ti somebody's, so that its undecided_set would
@@ -1012,6 +1031,7 @@ planner_all_decided(Planner *pl, int ti)
 	r->somebodys = result ? 2 : 3;
 	return result;
 }
+
 /*
  * add_other_arms
  *		A row belongs to the export when a foreign key ties it to the
@@ -1105,6 +1125,7 @@ add_other_arms(Planner *pl)
 	pfree(nn);
 	pfree(seen);
 }
+
 /*
  * planner_seeds
  *		Decide every table's seed (the file header's rules), then build the
