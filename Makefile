@@ -2,7 +2,8 @@
 #
 #   make && make install          build and install the extension and the exwiw
 #                                 client (client/) against pg_config
-#   make installcheck             run the pg_regress suite against a server
+#   make installcheck             run the pg_regress suite and the isolation
+#                                 specs against a server
 #   test/run                      everything, in a throwaway cluster (see README)
 
 MODULE_big = exwiw
@@ -15,6 +16,11 @@ PGFILEDESC = "exwiw - export what I want"
 # One pg_regress file per feature, run in name order.
 REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=exwiw
+
+# Two or more sessions (locks, snapshots, concurrent writes): isolation
+# specs, specs/<area>_<topic>.spec with expected/<area>_<topic>.out, run by
+# pg_isolation_regress after pg_regress (output in output_iso/).
+ISOLATION = $(sort $(basename $(notdir $(wildcard specs/*.spec))))
 
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
