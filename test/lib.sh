@@ -16,8 +16,7 @@
 #                        packages) instead: no build; EXWIW_BIN is the
 #                        server's bindir, exwiw is found on PATH
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]  initdb a throwaway
-#                        cluster's data directory (exwiw_cluster_start,
-#                        test/t/standby.sh's primary)
+#                        cluster's data directory (exwiw_cluster_start)
 # exwiw_cluster_start DIR PORT   initdb + start a throwaway cluster as a
 #                        non-root OS user; exports PGHOST/PGPORT/PGUSER
 # exwiw_cluster_stop DIR stop it (also registered as an EXIT trap)
@@ -62,7 +61,7 @@ EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
 # pgindent (perl).
 EXWIW_PGINDENT_PACKAGES="dpkg-dev bison flex perl"
 
-# What the build, every test (test/run, test/t/*.sh) and the benchmarks
+# What the build, every test (test/run, test/t/*.sh, t/*.pl) and the benchmarks
 # need; test/run installs it, so that it passes on a fresh Debian 12.
 # libipc-run-perl: the TAP tests (t/*.pl, PostgreSQL::Test::Cluster, which
 # Debian ships in postgresql-client-N and postgresql-server-dev-N).
