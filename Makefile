@@ -2,7 +2,8 @@
 #
 #   make && make install          build and install the extension and the exwiw
 #                                 client (client/) against pg_config
-#   make installcheck             run the pg_regress suite against a server
+#   make installcheck             run the pg_regress suite, the isolation
+#                                 specs and the TAP tests against a server
 #   test/run                      everything, in a throwaway cluster (see README)
 
 MODULE_big = exwiw
@@ -19,6 +20,16 @@ REGRESS_OPTS = --inputdir=. --load-extension=exwiw
 
 # our headers by their directory: #include "subset/subset.h"
 PG_CPPFLAGS = -I$(srcdir)/src
+
+# Two or more sessions (locks, snapshots, concurrent writes): isolation
+# specs, specs/<area>_<topic>.spec with expected/<area>_<topic>.out, run by
+# pg_isolation_regress after pg_regress (output in output_iso/).
+ISOLATION = $(sort $(basename $(notdir $(wildcard specs/*.spec))))
+# Several nodes, or the client against them: TAP tests on
+# PostgreSQL::Test::Cluster, t/0NN_<area>_<topic>.pl, run by
+# prove_installcheck after the isolation specs (needs Perl's IPC::Run).
+TAP_TESTS = 1
+
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
 PG_CONFIG ?= pg_config

@@ -260,6 +260,74 @@ FROM exwiw_export('organizations', '{1}',
 WHERE file_name ~ '(folders|documents)' ORDER BY 1;
 DROP TABLE iso.documents, iso.folders;
 
+-- A row whose earlier arm names a row of nobody's is decided by its later
+-- arms: a thread without an organization is nobody's, and so is a post in
+-- it (the parent's set of such rows, recursively), so reaction 1 (such a
+-- post, a task of organization 1) is organization 1's, as 3 is (its post
+-- is).  Reaction 2 (the same post, a task of organization 2) is not, nor
+-- 4 (a post of organization 2, a task of 1: the earlier arm decides), nor
+-- 5 (nobody's by both arms).
+CREATE TABLE iso.threads (id int PRIMARY KEY, organization_id bigint REFERENCES iso.organizations);
+CREATE TABLE iso.posts (id int PRIMARY KEY, thread_id int REFERENCES iso.threads);
+CREATE TABLE iso.lists (id int PRIMARY KEY, organization_id bigint NOT NULL REFERENCES iso.organizations);
+CREATE TABLE iso.tasks (id int PRIMARY KEY, list_id int NOT NULL REFERENCES iso.lists);
+CREATE TABLE iso.reactions (id int PRIMARY KEY, post_id int REFERENCES iso.posts,
+							task_id int REFERENCES iso.tasks);
+INSERT INTO iso.threads VALUES (10, 1), (20, 2), (70, NULL);
+INSERT INTO iso.posts VALUES (11, 10), (21, 20), (71, 70), (72, NULL);
+INSERT INTO iso.lists VALUES (30, 1), (40, 2);
+INSERT INTO iso.tasks VALUES (31, 30), (41, 40);
+INSERT INTO iso.reactions VALUES (1, 71, 31), (2, 71, 41), (3, 11, 41), (4, 21, 31), (5, 72, NULL);
+SELECT output, rule, query FROM exwiw_plan('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "reactions", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]}]')
+WHERE output ~ '^exwiw_u_' OR (seq IS NOT NULL AND table_name = 'reactions') ORDER BY step;
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "reactions", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]}]')
+WHERE file_name ~ '(reactions|posts)' ORDER BY 1;
+-- The same through an earlier arm on NOT NULL columns: it decides every
+-- row only where every row of its parent is somebody's.  A list is (its
+-- organization_id is NOT NULL), so a list note's post_id is no arm, and
+-- list note 2 is organization 2's whatever its post; a post may be
+-- nobody's, so a pin whose post is nobody's (1) is decided by its task,
+-- and one whose post is organization 2's (2) stays that one's.
+CREATE TABLE iso.pins (id int PRIMARY KEY, post_id int NOT NULL REFERENCES iso.posts,
+					   task_id int REFERENCES iso.tasks);
+CREATE TABLE iso.list_notes (id int PRIMARY KEY, list_id int NOT NULL REFERENCES iso.lists,
+							 post_id int REFERENCES iso.posts);
+INSERT INTO iso.pins VALUES (1, 71, 31), (2, 21, 31), (3, 11, NULL);
+INSERT INTO iso.list_notes VALUES (1, 30, 71), (2, 40, 11);
+SELECT table_name, rule FROM exwiw_plan('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "pins", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]},
+	  {"name": "list_notes", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}, {"table_name": "posts", "foreign_key": "post_id"}]}]')
+WHERE seq IS NOT NULL AND table_name IN ('pins', 'list_notes') ORDER BY table_name;
+SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
+FROM exwiw_export('organizations', '{1}',
+	'[{"name": "organizations", "primary_key": "id"},
+	  {"name": "threads", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "posts", "primary_key": "id", "belongs_tos": [{"table_name": "threads", "foreign_key": "thread_id"}]},
+	  {"name": "lists", "primary_key": "id", "belongs_tos": [{"table_name": "organizations", "foreign_key": "organization_id"}]},
+	  {"name": "tasks", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}]},
+	  {"name": "pins", "primary_key": "id", "belongs_tos": [{"table_name": "posts", "foreign_key": "post_id"}, {"table_name": "tasks", "foreign_key": "task_id"}]},
+	  {"name": "list_notes", "primary_key": "id", "belongs_tos": [{"table_name": "lists", "foreign_key": "list_id"}, {"table_name": "posts", "foreign_key": "post_id"}]}]')
+WHERE file_name ~ '(pins|list_notes)' ORDER BY 1;
+DROP TABLE iso.pins, iso.list_notes, iso.reactions, iso.tasks, iso.lists, iso.posts, iso.threads;
+
 -- A cycle of NOT NULL keys: an error that names it.
 CREATE TABLE iso.a (id int PRIMARY KEY, b_id int NOT NULL);
 CREATE TABLE iso.b (id int PRIMARY KEY, a_id int NOT NULL REFERENCES iso.a);

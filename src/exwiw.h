@@ -12,8 +12,9 @@
  *				subset export's files into a directory, atomically, through
  *				a compressor (a handle per algorithm, compress_io.h)
  *	subset/		the subset engine: a config checked and resolved, the
- *				foreign-key graph from the catalog, the planner (decisions
- *				in subset_plan.c and subset_seeds.c, SQL text in
+ *				foreign-key graph from the catalog, the planner (the
+ *				decisions in subset_decide.c, then their SQL in
+ *				subset_seeds.c, subset_closure.c, subset_plan.c and
  *				subset_deparse.c), the executor (subset_run*.c: privileges,
  *				locks, row sets, sequences, depths), the export, its delete
  *				files, explain and the mask preview

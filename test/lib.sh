@@ -16,8 +16,7 @@
 #                        packages) instead: no build; EXWIW_BIN is the
 #                        server's bindir, exwiw is found on PATH
 # exwiw_initdb DIR PORT [LISTEN [SHARED_BUFFERS]]  initdb a throwaway
-#                        cluster's data directory (exwiw_cluster_start,
-#                        test/t/standby.sh's primary)
+#                        cluster's data directory (exwiw_cluster_start)
 # exwiw_cluster_start DIR PORT   initdb + start a throwaway cluster as a
 #                        non-root OS user; exports PGHOST/PGPORT/PGUSER
 # exwiw_cluster_stop DIR stop it (also registered as an EXIT trap)
@@ -52,22 +51,25 @@ EXWIW_PG_UNAVAILABLE=69
 EXWIW_PG_CHROOT=" 17:trixie "
 EXWIW_DEBIAN_MIRROR=${EXWIW_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What building PostgreSQL from a release tarball needs (17+ tarballs ship
-# no generated parser, hence bison and flex).
+# no generated parser, hence bison and flex; configure --enable-tap-tests
+# checks for Perl's IPC::Run).
 EXWIW_PG_BUILD_PACKAGES="build-essential dpkg-dev bison flex pkg-config
-  zlib1g-dev libxml2-dev libzstd-dev liblz4-dev"
+  zlib1g-dev libxml2-dev libzstd-dev liblz4-dev libipc-run-perl"
 
 # What test/pgindent needs to fetch PostgreSQL's source and build
 # pg_bsd_indent from it (its parser is bison and flex output), and to run
 # pgindent (perl).
 EXWIW_PGINDENT_PACKAGES="dpkg-dev bison flex perl"
 
-# What the build, every test (test/run, test/t/*.sh) and the benchmarks
+# What the build, every test (test/run, test/t/*.sh, t/*.pl) and the benchmarks
 # need; test/run installs it, so that it passes on a fresh Debian 12.
+# libipc-run-perl: the TAP tests (t/*.pl, PostgreSQL::Test::Cluster, which
+# Debian ships in postgresql-client-N and postgresql-server-dev-N).
 EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-$EXWIW_CLANG-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
   libpq-dev libyaml-dev tmux time python3 $EXWIW_PGINDENT_PACKAGES
-  debhelper postgresql-server-dev-all groff-base pkg-config"
+  debhelper postgresql-server-dev-all groff-base pkg-config libipc-run-perl"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.
@@ -149,10 +151,12 @@ exwiw_pg_prefix() {
 # exwiw_pg_configure_flags MAJOR: configure's options for that major.  Only
 # what the tests need: zlib (pg_dump), libxml (the xml type in the
 # round-trip fixture), lz4 and zstd (cheap, and the server's defaults in
-# Debian's packages); no ICU, readline, SSL, or contrib.
+# Debian's packages), TAP tests (installs PostgreSQL::Test::Cluster into
+# pgxs for t/*.pl; pg_isolation_regress is installed anyway); no ICU,
+# readline, SSL, or contrib.
 exwiw_pg_configure_flags() {
 	local flags="--prefix=$(exwiw_pg_prefix "$1") --without-icu --without-readline"
-	flags="$flags --with-libxml --with-lz4 --with-zstd"
+	flags="$flags --with-libxml --with-lz4 --with-zstd --enable-tap-tests"
 	case $EXWIW_PG_CASSERT in
 		*" $1 "*) flags="$flags --enable-cassert --enable-debug" ;;
 	esac

@@ -20,10 +20,12 @@
  *						subset_sensitive.c which columns look sensitive
  *	subset_order.c		the processing (file) order, as the Ruby client
  *						computes it: rounds, cycles broken at nullable keys
- *	subset_plan.c,		which rows: seeds, paths, arms, closure, decided
- *	subset_seeds.c,		as PlannerRel per table, then turned into row sets
- *	subset_closure.c,	and one extraction query per table; the select list
- *	subset_select.c		with its masks
+ *	subset_decide.c		which rows: each table's rule, paths and arms,
+ *						decided as PlannerRel per table, no SQL written
+ *	subset_plan.c,		then turned into row sets and one extraction query
+ *	subset_seeds.c,		per table: the driver and the files' queries,
+ *	subset_closure.c,	the seeds, the closure, the select list with its
+ *	subset_select.c		masks (subset_planner.h)
  *	subset_deparse.c	SQL text that exwiw writes: qualified names,
  *						equality operators, key tuples
  *	subset_run*.c		running a plan: privileges and locks, the snapshot

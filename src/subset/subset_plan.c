@@ -1050,13 +1050,16 @@ plan_build_once(const SubsetRequest *req)
 		pl.rel[i].dist = -1;
 		pl.rel[i].path = -1;
 		pl.rel[i].sset = pl.rel[i].xset = pl.rel[i].fset = -1;
+		pl.rel[i].uset = -1;
 	}
 	for (i = 0; i < plan->norder; i++)
 		pl.rel[plan->order[i]].pos = i;
 
+	/* decide: every table's rule and arms, and which sets are read */
 	planner_seeds(&pl);
 	collect_undecided(&pl);
 	planner_closure_prepare(&pl);
+	/* write: the sets' SQL in dependency order, then the files' */
 	for (i = 0; i < plan->norder; i++)
 		if (!cfg->tables[plan->order[i]].ignore)
 			planner_build_rows(&pl, plan->order[i]);
@@ -1079,7 +1082,7 @@ plan_build_once(const SubsetRequest *req)
 /*
  * subset_plan_build
  *		Plan the export of the rows of target with primary keys ids.  A
- *		forward cascade (subset_seeds.c's rule 7) takes the rows of a parent
+ *		forward cascade (subset_decide.c's rule 6) takes the rows of a parent
  *		whose own rows may come from the closure of the cascade's children:
  *		in a real schema the two can depend on each other.  When planning
  *		finds such a cycle (planner_cycle_error marks the cascading tables of

@@ -1,13 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * subset_planner.h
- *	  The planner's working state, shared by the files that make a plan:
+ *	  The planner's working state, shared by the files that make a plan,
+ *	  in two phases: decide (no SQL), then write the SQL of the decisions.
  *
- *	subset_plan.c		building a plan, the files' queries
- *	subset_seeds.c		which rows each table contributes on its own (its
+ *	subset_plan.c		the driver (plan_build_once: the phases in order),
+ *						the files' queries, the cycles' fix-up files
+ *	decide:
+ *	subset_decide.c		which rule gives each table its own rows (its
  *						"seed"): the target, the scope column, belongs_to
- *						paths, polymorphic arms, reverse scopes, the
- *						fallbacks; and the sets of seed keys
+ *						paths, polymorphic and further arms, reverse scopes,
+ *						the tables whose rows all are somebody's, the
+ *						fallbacks and the cascades turned off
+ *	subset_closure.c	(planner_closure_prepare) which sets of all rows
+ *						are read, and their columns
+ *	write:
+ *	subset_seeds.c		the seeds' SQL and the sets of seed keys, of the
+ *						rows of nobody's (exwiw_u), of descendants
  *	subset_closure.c	the rows exported rows reference, and the sets of
  *						all rows
  *	subset_select.c		the select list: columns and masks
@@ -21,7 +30,7 @@
 
 #include "subset/subset.h"
 
-/* How a table's own rows (its seed) are chosen; see subset_seeds.c. */
+/* How a table's own rows (its seed) are chosen; see subset_decide.c. */
 typedef enum SeedKind
 {
 	SEED_NONE,					/* none: only rows others reference */
@@ -46,7 +55,7 @@ typedef enum SeedKind
  *		What the planner knows and has decided about one table of the
  *		config (Planner.rel[t], t the config's table number), as
  *		postgres_fdw keeps a PgFdwRelationInfo per relation.  The graph
- *		facts come first (subset_seeds.c's walk), then the seed, the closure
+ *		facts come first (subset_decide.c's walk), then the seed, the closure
  *		and the sets, then the recursion guards of the builders.
  */
 typedef struct PlannerRel
@@ -72,6 +81,10 @@ typedef struct PlannerRel
 	bool		seed_frag;		/* seed holds the table's filter */
 	List	   *seed_deps;		/* sets the seed reads */
 	bool		batched;		/* PATH seed computed in batch_scope slices */
+	int			uset;			/* set of its rows no tenant's decide, or -1 */
+	int			u_state;		/* 0, 1 building, 2 built (uset) */
+	int			somebodys;		/* every row somebody's: 0 unknown, 1
+								 * computing, 2 yes, 3 no (all_decided) */
 
 	/* the sets: exwiw_s (seed keys), exwiw_x (closure adds), exwiw_f */
 	bool		need_f;			/* exwiw_f is read by someone */
@@ -133,8 +146,12 @@ extern void planner_append_type_cond(StringInfo buf, const char *alias,
 extern void planner_append_key_match(StringInfo buf, const char *alias,
 									 SubsetTable *t, SubsetSet *set);
 
-/* subset_seeds.c */
+/* subset_decide.c: the first phase, no SQL */
 extern void planner_seeds(Planner *pl);
+extern bool planner_descends_by_self(Planner *pl, int ti);
+extern bool planner_all_decided(Planner *pl, int ti);
+
+/* subset_seeds.c: the seeds' SQL */
 extern void planner_build_seed(Planner *pl, int t);
 extern char *planner_seed_query(Planner *pl, int ti, const SubsetCols *cols);
 extern char *planner_ids_query(Planner *pl);

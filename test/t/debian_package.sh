@@ -66,7 +66,7 @@ trap cleanup EXIT
 # 1. build, in a copy (no objects of the checkout's own builds)
 mkdir "$work/exwiw"
 tar -C "$root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-	--exclude=./results --exclude=./regression.diffs --exclude=./regression.out \
+	--exclude=./results --exclude=./output_iso --exclude=./regression.diffs --exclude=./regression.out \
 	--exclude=./client/exwiw --exclude=./client/unit_test --exclude=./.build-stamp \
 	-cf - . | tar -C "$work/exwiw" -xf -
 version=$(cd "$work/exwiw" && dpkg-parsechangelog -S Version)
@@ -160,7 +160,7 @@ fi
 chown -R postgres: "$work/exwiw"
 if (cd "$work/exwiw" && runuser -u postgres -- env PGPORT=$((${PGPORT:-$(exwiw_port)} + 6)) \
 	debian/tests/installcheck) >"$work/installcheck.log" 2>&1 9>&-; then
-	ok "debian/tests/installcheck: $(grep -cE '^(ok|test) .* \.\.\. ok|^ok [0-9]+ ' "$work/installcheck.log") pg_regress tests"
+	ok "debian/tests/installcheck: $(grep -cE '^(ok|test) .* \.\.\. ok|^ok [0-9]+ ' "$work/installcheck.log") pg_regress and isolation tests"
 else
 	tail -n 60 "$work/installcheck.log"
 	not_ok "debian/tests/installcheck (log: $work/installcheck.log)"

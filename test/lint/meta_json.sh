@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/meta_json.sh: META.json against the PGXN Meta Spec 1.0.0
+# test/lint/meta_json.sh: META.json against the PGXN Meta Spec 1.0.0
 # (https://pgxn.org/meta/spec.txt): every required key with the type the
 # spec gives, semantic versions, a known license, and the release it
 # describes is the one the control file installs (the provided file exists,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/src_layers.sh: the layout src/exwiw.h maps holds.
+# test/lint/src_layers.sh: the layout src/exwiw.h maps holds.
 #
 #  1. Every .c and .h of src/ is in a subsystem directory the map names
 #     (exwiw.c and exwiw.h alone at the top).

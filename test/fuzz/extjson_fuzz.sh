@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/extjson_fuzz.sh: a short libFuzzer run of the Extended JSON core
+# test/fuzz/extjson_fuzz.sh: a short libFuzzer run of the Extended JSON core
 # under ASan, UBSan and LeakSanitizer, so that CI proves the fuzz target
 # builds and finds nothing in its seconds.  For a longer hunt:
 #   test/extjson/fuzz/run.sh 600

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/pgindent.sh: the C code is as PostgreSQL's pgindent writes it (with
+# test/lint/pgindent.sh: the C code is as PostgreSQL's pgindent writes it (with
 # typedefs.list); "make pgindent" fixes a failure.  Skipped where Debian's
 # postgresql-18 source package cannot be fetched, and in test/pgchroot's
 # Debian 13 root.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/sqlwriter_fuzz.sh: a short libFuzzer run of the dump format's text
+# test/fuzz/sqlwriter_fuzz.sh: a short libFuzzer run of the dump format's text
 # (src/common/sql_text.c: values, identifiers, statement framing and chunk
 # boundaries, read back by an independent reader) under ASan, UBSan and
 # LeakSanitizer, so that CI proves the fuzz target builds and finds
