@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * mask.h
- *	  The masks that are SQL-callable functions (mask_*.c): the secret
- *	  that keys pseudonyms and noise, and the helpers the config checks
- *	  share with the functions.
+ *	  The masks that are SQL-callable functions: their entry points
+ *	  (mask_funcs.c), the engine of each (mask_*.c), the secret that keys
+ *	  pseudonyms and noise (mask_secret.c, mask_hmac.c), and the helpers
+ *	  the config checks share with the functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,7 +14,11 @@
 #include "postgres.h"
 
 #include "common/sha2.h"
+#include "datatype/timestamp.h"
 #include "nodes/pg_list.h"
+#include "utils/date.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 /* The shortest secret exwiw accepts, in bytes. */
 #define MASK_SECRET_MIN_LEN 16
@@ -44,8 +49,19 @@ extern text *mask_pseudonym_text(const char *type, bool ja,
 extern char *mask_partial_value(const char *value, int len, int keep_start,
 								int keep_end, const char *fill,
 								bool keep_domain);
+extern char *mask_partial_build(const char *value, int len, int keep_start, int keep_end, const char *fill, int fill_len, bool keep_domain, int room, int *outlen);
+
+/* mask_noise.c */
+extern Numeric mask_noise_number(Datum value, double ratio, Oid type, double u);
+extern double mask_noise_span_usecs(Interval *span);
+extern DateADT mask_noise_date(DateADT d, double span_us, double u);
+extern Timestamp mask_noise_timestamp(Timestamp t, double span_us, double u);
 
 /* mask_json.c */
+typedef struct MaskJsonSpec MaskJsonSpec;
 extern List *mask_json_parse_path(const char *path);
+extern MaskJsonSpec *mask_json_spec(Jsonb *src, MaskJsonSpec *cached,
+									MemoryContext mcxt);
+extern Jsonb *mask_json_apply(const MaskJsonSpec *spec, Jsonb *doc);
 
 #endif							/* EXWIW_MASK_H */

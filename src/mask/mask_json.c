@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * mask_json.c
- *	  exwiw_mask_json(): masks applied at paths inside a jsonb value.
+ *	  Masks applied at paths inside a jsonb value: the engine of
+ *	  exwiw_mask_json(), whose entry point (mask_funcs.c) keeps the parsed
+ *	  spec of its call site.
  *
  *	  exwiw_mask_json(doc jsonb, spec jsonb) RETURNS jsonb
  *
@@ -32,8 +34,6 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 
-PG_FUNCTION_INFO_V1(exwiw_mask_json);
-
 /* What a json mask does at its path. */
 typedef enum MaskJsonKind
 {
@@ -57,13 +57,13 @@ typedef struct MaskJsonOp
 	bool		keep_domain;
 } MaskJsonOp;
 
-/* A parsed spec, cached in fn_extra. */
-typedef struct MaskJsonSpec
+/* A parsed spec (mask.h), kept in the call site's fn_extra. */
+struct MaskJsonSpec
 {
 	Jsonb	   *source;			/* the spec it was parsed from */
 	int			nops;
 	MaskJsonOp *ops;
-} MaskJsonSpec;
+};
 
 /*
  * mask_json_parse_path
@@ -291,38 +291,39 @@ apply_op(Jsonb *doc, MaskJsonOp *op)
 }
 
 /*
- * exwiw_mask_json
- *		SQL entry point, see the file header.  NULL document: NULL.
+ * mask_json_spec
+ *		The parsed spec of src, in mcxt: cached itself when it was parsed
+ *		from the same bytes (an export's query passes one spec per column,
+ *		the same on every row), else parsed (errors name the spec's key).
  */
-Datum
-exwiw_mask_json(PG_FUNCTION_ARGS)
+MaskJsonSpec *
+mask_json_spec(Jsonb *src, MaskJsonSpec *cached, MemoryContext mcxt)
 {
-	MaskJsonSpec *spec;
-	Jsonb	   *src;
-	Jsonb	   *doc;
-	int			i;
+	MaskJsonSpec *spec = cached;
 
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the spec of a json mask must not be null")));
-	spec = (MaskJsonSpec *) fcinfo->flinfo->fn_extra;
-	src = PG_GETARG_JSONB_P(1);
 	if (spec == NULL || VARSIZE(spec->source) != VARSIZE(src) ||
 		memcmp(spec->source, src, VARSIZE(src)) != 0)
 	{
-		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		MemoryContext old = MemoryContextSwitchTo(mcxt);
 
 		spec = parse_spec(src);
 		spec->source = palloc(VARSIZE(src));
 		memcpy(spec->source, src, VARSIZE(src));
 		MemoryContextSwitchTo(old);
-		fcinfo->flinfo->fn_extra = spec;
 	}
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	doc = PG_GETARG_JSONB_P(0);
+	return spec;
+}
+
+/*
+ * mask_json_apply
+ *		doc with every operation of spec applied, in order.
+ */
+Jsonb *
+mask_json_apply(const MaskJsonSpec *spec, Jsonb *doc)
+{
+	int			i;
+
 	for (i = 0; i < spec->nops; i++)
 		doc = apply_op(doc, &spec->ops[i]);
-	PG_RETURN_JSONB_P(doc);
+	return doc;
 }

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * mask_noise.c
- *	  exwiw_mask_noise(): move a number or a date by a random amount that
- *	  repeats from run to run.
+ *	  The noise mask, the engine of exwiw_mask_noise() (its entry points
+ *	  are in mask_funcs.c): move a number or a date by a random amount
+ *	  that repeats from run to run.
  *
  *	  exwiw_mask_noise(value numeric, ratio float8, type regtype,
  *					   column text, seed text) RETURNS numeric
@@ -33,38 +34,6 @@
 #include "utils/date.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
-
-PG_FUNCTION_INFO_V1(exwiw_mask_noise_numeric);
-PG_FUNCTION_INFO_V1(exwiw_mask_noise_date);
-PG_FUNCTION_INFO_V1(exwiw_mask_noise_timestamp);
-
-/*
- * noise_unit
- *		u for argument positions column (text) and seed (text, NULL as "").
- */
-static double
-noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
-{
-	const char *column = "";
-	size_t		column_len = 0;
-
-	if (!PG_ARGISNULL(colarg))
-	{
-		text	   *c = PG_GETARG_TEXT_PP(colarg);
-
-		column = VARDATA_ANY(c);
-		column_len = VARSIZE_ANY_EXHDR(c);
-	}
-	if (PG_ARGISNULL(seedarg))
-		return mask_unit_noise(column, column_len, "", 0);
-	else
-	{
-		text	   *seed = PG_GETARG_TEXT_PP(seedarg);
-
-		return mask_unit_noise(column, column_len, VARDATA_ANY(seed),
-							   VARSIZE_ANY_EXHDR(seed));
-	}
-}
 
 /*
  * clamp_numeric
@@ -315,45 +284,34 @@ noise_fast(int64 u, int scale, double f, Oid type)
 }
 
 /*
- * exwiw_mask_noise_numeric
- *		The number form, see the file header.
+ * mask_noise_number
+ *		The number form, see the file header: value (a numeric datum, not
+ *		NULL) moved by u * ratio of itself (ratio in [0, 1], u in [-1, 1]),
+ *		held to the range of type, the column's type.
  */
-Datum
-exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
+Numeric
+mask_noise_number(Datum value, double ratio, Oid type, double u)
 {
-	struct varlena *packed;
+	/* read in place (a short varlena header is not copied away) */
+	struct varlena *packed = PG_DETOAST_DATUM_PACKED(value);
 	Numeric		v;
-	double		ratio;
-	Oid			type;
-	double		u;
 	Numeric		r;
 	int32		scale;
 	int64		unscaled;
 	int			uscale;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	/* read in place (a short varlena header is not copied away) */
-	packed = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	ratio = PG_ARGISNULL(1) ? 0 : PG_GETARG_FLOAT8(1);
-	type = PG_ARGISNULL(2) ? NUMERICOID : PG_GETARG_OID(2);
-	if (!(ratio >= 0 && ratio <= 1))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the ratio of a noise mask must be between 0 and 1")));
-	u = noise_unit(fcinfo, 3, 4);
 	if (type != FLOAT4OID && type != FLOAT8OID &&
 		numeric_unscaled(VARDATA_ANY(packed), VARSIZE_ANY_EXHDR(packed),
 						 &unscaled, &uscale))
 	{
 #ifdef USE_ASSERT_CHECKING
-		check_unscaled(PG_GETARG_NUMERIC(0), unscaled, uscale);
+		check_unscaled(DatumGetNumeric(value), unscaled, uscale);
 #endif
-		PG_RETURN_NUMERIC(noise_fast(unscaled, uscale, u * ratio, type));
+		return noise_fast(unscaled, uscale, u * ratio, type);
 	}
-	v = PG_GETARG_NUMERIC(0);
+	v = DatumGetNumeric(value);
 	if (numeric_is_nan(v) || numeric_is_inf(v))
-		PG_RETURN_NUMERIC(v);
+		return v;
 	/* v + v * (u * ratio), at v's own scale */
 	scale = DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(v)));
 	r = DatumGetNumeric(DirectFunctionCall2(numeric_mul, NumericGetDatum(v),
@@ -384,7 +342,7 @@ exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
 			break;
 	}
 	if (type == FLOAT4OID || type == FLOAT8OID)
-		PG_RETURN_NUMERIC(r);
+		return r;
 	r = DatumGetNumeric(DirectFunctionCall2(numeric_round, NumericGetDatum(r),
 											Int32GetDatum(scale)));
 	/* rounding may have crossed a bound by less than one unit */
@@ -394,16 +352,16 @@ exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
 		r = clamp_numeric(r, int64_to_numeric(PG_INT32_MIN), int64_to_numeric(PG_INT32_MAX));
 	else if (type == INT8OID)
 		r = clamp_numeric(r, int64_to_numeric(PG_INT64_MIN), int64_to_numeric(PG_INT64_MAX));
-	PG_RETURN_NUMERIC(r);
+	return r;
 }
 
 /*
- * span_usecs
+ * mask_noise_span_usecs
  *		An interval's length in microseconds, a month as 30 days; a negative
  *		one is an error.
  */
-static double
-span_usecs(Interval *span)
+double
+mask_noise_span_usecs(Interval *span)
 {
 	double		us = (double) span->month * DAYS_PER_MONTH * USECS_PER_DAY +
 		(double) span->day * USECS_PER_DAY + (double) span->time;
@@ -416,56 +374,46 @@ span_usecs(Interval *span)
 }
 
 /*
- * exwiw_mask_noise_date
- *		The date form, see the file header: moved by whole days.
+ * mask_noise_date
+ *		The date form, see the file header: d moved by whole days, by u of
+ *		span_us microseconds (mask_noise_span_usecs), within the range of
+ *		dates; infinite dates stay.
  */
-Datum
-exwiw_mask_noise_date(PG_FUNCTION_ARGS)
+DateADT
+mask_noise_date(DateADT d, double span_us, double u)
 {
-	DateADT		d;
-	double		days;
-	double		r;
+	double		days = floor(span_us / USECS_PER_DAY);
+	double		r = rint(u * days);
 	double		lo = DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE;
 	double		hi = DATE_END_JULIAN - POSTGRES_EPOCH_JDATE - 1;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	d = PG_GETARG_DATEADT(0);
-	days = floor(span_usecs(PG_GETARG_INTERVAL_P(1)) / USECS_PER_DAY);
-	r = rint(noise_unit(fcinfo, 2, 3) * days);
 	if (DATE_NOT_FINITE(d))
-		PG_RETURN_DATEADT(d);
+		return d;
 	r += d;
-	PG_RETURN_DATEADT((DateADT) Max(lo, Min(hi, r)));
+	return (DateADT) Max(lo, Min(hi, r));
 }
 
 /*
- * exwiw_mask_noise_timestamp
+ * mask_noise_timestamp
  *		The timestamp and timestamptz form (one representation), see the
- *		file header: moved by whole microseconds.
+ *		file header: t moved by whole microseconds, by u of span_us, within
+ *		the range of timestamps; infinite ones stay.
  */
-Datum
-exwiw_mask_noise_timestamp(PG_FUNCTION_ARGS)
+Timestamp
+mask_noise_timestamp(Timestamp t, double span_us, double u)
 {
-	Timestamp	t;
-	double		r;
+	double		r = rint(u * span_us);
 	int64		sh;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	t = PG_GETARG_TIMESTAMP(0);
-	r = rint(noise_unit(fcinfo, 2, 3) * span_usecs(PG_GETARG_INTERVAL_P(1)));
 	if (TIMESTAMP_NOT_FINITE(t))
-		PG_RETURN_TIMESTAMP(t);
+		return t;
 	/* a longer shift would leave the range anyway; this one fits an int64 */
 	r = Max(-(double) END_TIMESTAMP, Min((double) END_TIMESTAMP, r));
 	sh = (int64) r;
 	/* within [MIN_TIMESTAMP, END_TIMESTAMP), computed without overflow */
 	if (sh < 0 && t < MIN_TIMESTAMP - sh)
-		t = MIN_TIMESTAMP;
-	else if (sh > 0 && t > END_TIMESTAMP - 1 - sh)
-		t = END_TIMESTAMP - 1;
-	else
-		t += sh;
-	PG_RETURN_TIMESTAMP(t);
+		return MIN_TIMESTAMP;
+	if (sh > 0 && t > END_TIMESTAMP - 1 - sh)
+		return END_TIMESTAMP - 1;
+	return t + sh;
 }

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * mask_partial.c
- *	  exwiw_mask_partial(): keep the start and the end of a value, fill the
+ *	  The partial mask, the engine of exwiw_mask_partial() (its entry point
+ *	  is in mask_funcs.c): keep the start and the end of a value, fill the
  *	  rest.
  *
  *	  exwiw_mask_partial(value text, keep_start int, keep_end int,
@@ -24,10 +25,8 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-PG_FUNCTION_INFO_V1(exwiw_mask_partial);
-
 /*
- * partial_build
+ * mask_partial_build
  *		The masked bytes of value[0..len) (valid in the database encoding)
  *		in a new buffer, after room bytes left for the caller (a varlena
  *		header) and followed by a NUL; *outlen is their length.
@@ -38,10 +37,10 @@ PG_FUNCTION_INFO_V1(exwiw_mask_partial);
  * character each in every server encoding) a character's offset is its
  * index; otherwise pg_mblen walks it.
  */
-static char *
-partial_build(const char *value, int len, int keep_start, int keep_end,
-			  const char *fill, int fill_len, bool keep_domain, int room,
-			  int *outlen)
+char *
+mask_partial_build(const char *value, int len, int keep_start, int keep_end,
+				   const char *fill, int fill_len, bool keep_domain, int room,
+				   int *outlen)
 {
 	int			mlen = len;
 	int			nchars;
@@ -137,48 +136,6 @@ mask_partial_value(const char *value, int len, int keep_start, int keep_end,
 {
 	int			outlen;
 
-	return partial_build(value, len, keep_start, keep_end, fill, strlen(fill),
-						 keep_domain, 0, &outlen);
-}
-
-/*
- * exwiw_mask_partial
- *		SQL entry point, see the file header.  Negative counts and an empty
- *		or NULL fill are errors.  The result is built in place as a text.
- */
-Datum
-exwiw_mask_partial(PG_FUNCTION_ARGS)
-{
-	text	   *value;
-	int32		keep_start = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1);
-	int32		keep_end = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
-	const char *fill = "*";
-	int			fill_len = 1;
-	bool		keep_domain = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
-	char	   *result;
-	int			outlen;
-
-	if (!PG_ARGISNULL(3))
-	{
-		text	   *f = PG_GETARG_TEXT_PP(3);
-
-		fill = VARDATA_ANY(f);
-		fill_len = VARSIZE_ANY_EXHDR(f);
-	}
-	if (keep_start < 0 || keep_end < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("keep_start and keep_end must not be negative")));
-	if (fill_len == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the fill of a partial mask must not be empty")));
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	value = PG_GETARG_TEXT_PP(0);
-	result = partial_build(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
-						   keep_start, keep_end, fill, fill_len, keep_domain,
-						   VARHDRSZ, &outlen);
-	SET_VARSIZE(result, VARHDRSZ + outlen);
-	PG_RETURN_TEXT_P((text *) result);
+	return mask_partial_build(value, len, keep_start, keep_end, fill, strlen(fill),
+							  keep_domain, 0, &outlen);
 }

@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * mask_pseudonym.c
- *	  exwiw_mask_pseudonym(): a fake value keyed by exwiw.mask_secret.
- *
- *	  exwiw_mask_pseudonym(value text, type text, locale text) RETURNS text
+ *	  The pseudonym mask: a fake value keyed by exwiw.mask_secret (the
+ *	  engine of exwiw_mask_pseudonym, whose entry point is in mask_funcs.c).
  *
  * The digest is HMAC-SHA-256(secret, "pseudonym" NUL NUL value): it does
  * not depend on the type or the locale, so the same original gives the
@@ -30,8 +29,6 @@
 
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
-
-PG_FUNCTION_INFO_V1(exwiw_mask_pseudonym);
 
 /* The pseudonym types, NULL-terminated. */
 static const char *const pseudonym_types[] = {
@@ -219,126 +216,4 @@ mask_pseudonym_text(const char *type, bool ja, const char *value, size_t len)
 		return (text *) r;
 	}
 	return cstring_to_text(mask_pseudonym_value(type, ja, value, len));
-}
-
-/*
- * The type and locale arguments of one call site, checked: the same text
- * on every row in an export's query, so they are checked once and kept in
- * fn_extra, the arguments' bytes compared on each row.
- */
-typedef struct PseudonymArgs
-{
-	char	   *type;			/* as given, NUL-terminated */
-	int			type_len;
-	bool		has_locale;
-	char	   *locale;
-	int			locale_len;
-	bool		ja;
-} PseudonymArgs;
-
-/*
- * same_text
- *		Is t's text the len bytes at s?
- */
-static bool
-same_text(text *t, const char *s, int len)
-{
-	return VARSIZE_ANY_EXHDR(t) == len && memcmp(VARDATA_ANY(t), s, len) == 0;
-}
-
-/*
- * pseudonym_args
- *		The checked type and locale of this call: those kept in fn_extra
- *		when the arguments are the same text, else checked and kept.  The
- *		type and locale are checked before the secret (mask_pseudonym_value),
- *		so that a mistake in them is reported first.
- */
-static PseudonymArgs *
-pseudonym_args(FunctionCallInfo fcinfo)
-{
-	/* no FmgrInfo (a direct call): nothing is kept */
-	PseudonymArgs *args = fcinfo->flinfo ? (PseudonymArgs *) fcinfo->flinfo->fn_extra : NULL;
-	MemoryContext mcxt = fcinfo->flinfo ? fcinfo->flinfo->fn_mcxt : CurrentMemoryContext;
-	text	   *type_text;
-	text	   *locale_text = NULL;
-	char	   *type;
-	bool		ja = false;
-
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the pseudonym type must not be null")));
-	type_text = PG_GETARG_TEXT_PP(1);
-	if (!PG_ARGISNULL(2))
-		locale_text = PG_GETARG_TEXT_PP(2);
-	if (args != NULL && same_text(type_text, args->type, args->type_len) &&
-		(locale_text == NULL ? !args->has_locale :
-		 args->has_locale && same_text(locale_text, args->locale, args->locale_len)))
-		return args;
-
-	type = text_to_cstring(type_text);
-	if (!mask_pseudonym_type_known(type))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown pseudonym type \"%s\"", type),
-				 errhint("Known types: %s.", mask_pseudonym_types())));
-	if (locale_text != NULL)
-	{
-		char	   *locale = text_to_cstring(locale_text);
-
-		if (strcmp(locale, "ja") == 0)
-			ja = true;
-		else if (strcmp(locale, "en") != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown pseudonym locale \"%s\"", locale),
-					 errhint("Known locales: en (the default) and ja.")));
-	}
-	if (!ja && strstr(type, "kana"))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("pseudonym type \"%s\" needs locale \"ja\"", type)));
-
-	if (args == NULL)
-		args = MemoryContextAllocZero(mcxt, sizeof(PseudonymArgs));
-	else
-	{
-		pfree(args->type);
-		if (args->locale)
-			pfree(args->locale);
-	}
-	args->type = MemoryContextStrdup(mcxt, type);
-	args->type_len = strlen(type);
-	args->has_locale = locale_text != NULL;
-	args->locale = NULL;
-	args->locale_len = 0;
-	if (locale_text != NULL)
-	{
-		args->locale = MemoryContextStrdup(mcxt, text_to_cstring(locale_text));
-		args->locale_len = strlen(args->locale);
-	}
-	args->ja = ja;
-	if (fcinfo->flinfo)
-		fcinfo->flinfo->fn_extra = args;
-	return args;
-}
-
-/*
- * exwiw_mask_pseudonym
- *		SQL entry point, see the file header.  NULL value: NULL; "": "".
- */
-Datum
-exwiw_mask_pseudonym(PG_FUNCTION_ARGS)
-{
-	PseudonymArgs *args = pseudonym_args(fcinfo);
-	text	   *value;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	value = PG_GETARG_TEXT_PP(0);
-	/* "" holds nothing to hide, and stays "" */
-	if (VARSIZE_ANY_EXHDR(value) == 0)
-		PG_RETURN_TEXT_P(cstring_to_text(""));
-	PG_RETURN_TEXT_P(mask_pseudonym_text(args->type, args->ja, VARDATA_ANY(value),
-										 VARSIZE_ANY_EXHDR(value)));
 }
