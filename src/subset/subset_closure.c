@@ -145,9 +145,9 @@ build_x(Planner *pl, int ti)
 	const char *relsql = subset_relation_sql(t);
 	List	   *groups = NIL;
 	ListCell   *lc;
+	ListCell   *ec;
 	StringInfoData q;
 	List	   *xdeps = NIL;
-	int			i;
 
 	if (pl->rel[ti].x_state == 2)
 		return;
@@ -165,13 +165,14 @@ build_x(Planner *pl, int ti)
 	}
 
 	/* the parts: what each child's rows reference */
-	for (i = 0; i < cfg->nedges; i++)
+	foreach(ec, pl->rel[ti].in_edges)
 	{
+		int			i = lfirst_int(ec);
 		SubsetEdge *e = &cfg->edges[i];
 		int			src;
 		ClosureGroup *g = NULL;
 
-		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) || e->parent != ti ||
+		if (!planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) ||
 			e->deferred || !pl->rel[e->child].may)
 			continue;
 
@@ -288,7 +289,7 @@ planner_build_rows(Planner *pl, int ti)
 	const char *alias = planner_alias(t);
 	const char *relsql = subset_relation_sql(t);
 	StringInfoData q;
-	int			i;
+	ListCell   *lc;
 
 	if (pl->rel[ti].rows_state == 2)
 		return;
@@ -356,12 +357,12 @@ planner_build_rows(Planner *pl, int ti)
 							 pl->rel[ti].pred);
 			subset_append_cols(&q, "exwiw_p", &pl->rel[ti].fcols);
 			appendStringInfo(&q, " FROM %s AS exwiw_p JOIN exwiw_r ON ", relsql);
-			for (i = 0; i < cfg->nedges; i++)
+			foreach(lc, pl->rel[ti].out_edges)
 			{
-				SubsetEdge *e = &cfg->edges[i];
+				SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 				int			k;
 
-				if (!planner_edge_live(pl, e) || !SubsetEdgeIsSelf(e) || e->child != ti)
+				if (!planner_edge_live(pl, e) || !SubsetEdgeIsSelf(e))
 					continue;
 				appendStringInfoString(&q, first ? "(" : " OR (");
 				first = false;

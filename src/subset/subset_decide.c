@@ -284,14 +284,14 @@ find_paths(Planner *pl)
 static int
 edges_between(Planner *pl, int child, int parent)
 {
-	int			i,
-				n = 0;
+	ListCell   *lc;
+	int			n = 0;
 
-	for (i = 0; i < pl->cfg->nedges; i++)
+	foreach(lc, pl->rel[child].out_edges)
 	{
-		SubsetEdge *e = &pl->cfg->edges[i];
+		SubsetEdge *e = &pl->cfg->edges[lfirst_int(lc)];
 
-		n += (e->child == child && e->parent == parent && planner_edge_live(pl, e));
+		n += (e->parent == parent && planner_edge_live(pl, e));
 	}
 	return n;
 }
@@ -317,13 +317,14 @@ arms_of(Planner *pl, int t, SubsetEdge *e)
 {
 	SubsetConfig *cfg = pl->cfg;
 	List	   *arms = NIL;
-	int			i;
+	ListCell   *lc;
 
-	for (i = 0; i < cfg->nedges; i++)
+	foreach(lc, pl->rel[t].out_edges)
 	{
+		int			i = lfirst_int(lc);
 		SubsetEdge *a = &cfg->edges[i];
 
-		if (a->child != t || !planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
+		if (!planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
 			!(SeedConstrains(pl->rel[a->parent].kind) ||
 			  (e == NULL && pl->rel[a->parent].kind == SEED_NONE && pl->rel[a->parent].may &&
 			   edges_between(pl, t, a->parent) == 1 && !self_referencing(pl, t))))
@@ -346,8 +347,8 @@ compute_may(Planner *pl)
 {
 	SubsetConfig *cfg = pl->cfg;
 	SubsetPlan *plan = pl->plan;
-	int			o,
-				i;
+	int			o;
+	ListCell   *lc;
 
 	for (o = plan->norder - 1; o >= 0; o--)
 	{
@@ -356,11 +357,13 @@ compute_may(Planner *pl)
 		if (cfg->tables[ti].ignore)
 			continue;
 		pl->rel[ti].may = (pl->rel[ti].kind != SEED_NONE);
-		for (i = 0; i < cfg->nedges && !pl->rel[ti].may; i++)
+		foreach(lc, pl->rel[ti].in_edges)
 		{
-			SubsetEdge *e = &cfg->edges[i];
+			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) && e->parent == ti &&
+			if (pl->rel[ti].may)
+				break;
+			if (planner_edge_live(pl, e) && !SubsetEdgeIsSelf(e) &&
 				!e->deferred && pl->rel[e->child].may)
 				pl->rel[ti].may = true;
 		}
@@ -555,14 +558,15 @@ again:
 				/* one polymorphic group of arms with a seed, else none */
 				List	   *group = NIL;
 				int			ngroups = 0;
-				int			i;
+				ListCell   *ec;
 
-				for (i = 0; i < cfg->nedges; i++)
+				foreach(ec, pl->rel[ti].out_edges)
 				{
+					int			i = lfirst_int(ec);
 					SubsetEdge *e = &cfg->edges[i];
 					List	   *g;
 
-					if (e->child != ti || !SubsetEdgeIsPolymorphic(e))
+					if (!SubsetEdgeIsPolymorphic(e))
 						continue;
 					g = arms_of(pl, ti, e);
 					if (g != NIL && linitial_int(g) == i)
@@ -749,17 +753,16 @@ bool
 planner_descends_by_self(Planner *pl, int ti)
 {
 	SubsetConfig *cfg = pl->cfg;
-	int			i;
+	ListCell   *lc;
 
 	if ((pl->rel[ti].kind != SEED_PATH && pl->rel[ti].kind != SEED_CASCADE) ||
 		cfg->tables[ti].pk.n == 0)
 		return false;
-	for (i = 0; i < cfg->nedges; i++)
+	foreach(lc, pl->rel[ti].out_edges)
 	{
-		SubsetEdge *e = &cfg->edges[i];
+		SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
 
-		if (e->child == ti && SubsetEdgeIsSelf(e) && planner_edge_live(pl, e) &&
-			!e->deferred)
+		if (SubsetEdgeIsSelf(e) && planner_edge_live(pl, e) && !e->deferred)
 			return true;
 	}
 	return false;
@@ -995,7 +998,7 @@ planner_all_decided(Planner *pl, int ti)
 	PlannerRel *r = &pl->rel[ti];
 	bool	   *seen;
 	bool		result = false;
-	int			i;
+	ListCell   *lc;
 
 	if (r->somebodys >= 2)
 		return r->somebodys == 2;
@@ -1010,12 +1013,15 @@ planner_all_decided(Planner *pl, int ti)
 	r->somebodys = 1;
 	check_stack_depth();
 	seen = palloc(sizeof(bool) * Max(pl->nt, 1));
-	for (i = 0; i < cfg->nedges && !result; i++)
+	foreach(lc, r->out_edges)
 	{
+		int			i = lfirst_int(lc);
 		SubsetEdge *e = &cfg->edges[i];
 
 		CHECK_FOR_INTERRUPTS();
-		if (e->child != ti || SubsetEdgeIsSelf(e) || SubsetEdgeIsPolymorphic(e) ||
+		if (result)
+			break;
+		if (SubsetEdgeIsSelf(e) || SubsetEdgeIsPolymorphic(e) ||
 			!planner_edge_live(pl, e) || !SeedConstrains(pl->rel[e->parent].kind) ||
 			!subset_edge_not_null(cfg, e))
 			continue;

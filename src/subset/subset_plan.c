@@ -1054,6 +1054,14 @@ plan_build_once(const SubsetRequest *req)
 	}
 	for (i = 0; i < plan->norder; i++)
 		pl.rel[plan->order[i]].pos = i;
+	/* each table's edges, so that a walk of one table's is not one of all */
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		pl.rel[cfg->edges[i].child].out_edges =
+			lappend_int(pl.rel[cfg->edges[i].child].out_edges, i);
+		pl.rel[cfg->edges[i].parent].in_edges =
+			lappend_int(pl.rel[cfg->edges[i].parent].in_edges, i);
+	}
 
 	/* decide: every table's rule and arms, and which sets are read */
 	planner_seeds(&pl);

@@ -61,6 +61,8 @@ typedef enum SeedKind
 typedef struct PlannerRel
 {
 	/* the graph: filled by planner_seeds */
+	List	   *out_edges;		/* edges whose child it is, in edge order */
+	List	   *in_edges;		/* edges whose parent it is, in edge order */
 	int			pos;			/* position in processing order, or -1 */
 	int			dist;			/* belongs_to distance from a seed source */
 	int			path;			/* its path edge, or -1 */
