@@ -137,6 +137,8 @@ typedef struct SubsetEdge
 	char	   *type_value;		/* ... and the value naming this parent */
 	bool		broken;			/* dropped to break a cycle */
 	bool		deferred;		/* cuts a cycle: written NULL, set later */
+	int8		not_null;		/* subset_edge_not_null: 0 not known yet, 1
+								 * no, 2 yes */
 } SubsetEdge;
 
 #define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)

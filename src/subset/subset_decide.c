@@ -919,6 +919,10 @@ subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
 	SubsetTable *t = &cfg->tables[e->child];
 	int			k;
 
+	/* the catalog's answer does not change while a statement plans */
+	if (e->not_null != 0)
+		return e->not_null == 2;
+	e->not_null = 1;
 	for (k = 0; k < e->fk.n; k++)
 	{
 		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(t->relid),
@@ -933,6 +937,7 @@ subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e)
 		if (!notnull && !column_checked_not_null(t->relid, e->fk.attnums[k]))
 			return false;
 	}
+	e->not_null = 2;
 	return true;
 }
 

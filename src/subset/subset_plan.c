@@ -1012,9 +1012,13 @@ plan_error_context(void *arg)
 /*
  * plan_build_once
  *		Plan the export of the rows of target with primary keys ids, once.
+ *		The processing order depends on the config alone: the first attempt
+ *		computes it into *order (in the caller's memory, which outlives the
+ *		attempt's subtransaction), and a retry reuses it, with its WARNINGs
+ *		said once.
  */
 static SubsetPlan *
-plan_build_once(const SubsetRequest *req)
+plan_build_once(const SubsetRequest *req, int **order, int *norder)
 {
 	Planner		pl;
 	SubsetPlan *plan = palloc0(sizeof(SubsetPlan));
@@ -1040,7 +1044,10 @@ plan_build_once(const SubsetRequest *req)
 	pl.nt = nt;
 	plan->cfg = cfg;
 	plan->target = target ? find_target(cfg, target) : -1;
-	plan->order = subset_processing_order(cfg, &plan->norder);
+	if (*order == NULL)
+		*order = subset_processing_order(cfg, norder);
+	plan->order = *order;
+	plan->norder = *norder;
 
 	pl.rel = palloc0(sizeof(PlannerRel) * Max(nt, 1));
 	for (i = 0; i < nt; i++)
@@ -1105,6 +1112,8 @@ subset_plan_build(const SubsetRequest *req)
 	SubsetConfig *cfg = req->cfg;
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
+	int		  **order = palloc0(sizeof(int *)); /* kept across attempts */
+	int		   *norder = palloc0(sizeof(int));
 
 	for (;;)
 	{
@@ -1115,7 +1124,7 @@ subset_plan_build(const SubsetRequest *req)
 		MemoryContextSwitchTo(cxt);
 		PG_TRY();
 		{
-			plan = plan_build_once(req);
+			plan = plan_build_once(req, order, norder);
 			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(cxt);
 			CurrentResourceOwner = owner;
