@@ -70,15 +70,24 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 	switch (c->mask)
 	{
 		case SUBSET_MASK_PSEUDONYM:
-			appendStringInfo(&s, "CASE WHEN %s.%s IS NULL THEN NULL ELSE %s.exwiw_mask_pseudonym(CAST(%s.%s AS pg_catalog.text), ",
-							 alias, qc, qs, alias, quote_identifier(c->mask_from));
+
+			/*
+			 * NULL stays NULL: the function's own rule when the pseudonym is
+			 * of the column itself; a CASE on the column when it is made from
+			 * another one
+			 */
+			if (strcmp(c->mask_from, c->name) != 0)
+				appendStringInfo(&s, "CASE WHEN %s.%s IS NULL THEN NULL ELSE ",
+								 alias, qc);
+			appendStringInfo(&s, "%s.exwiw_mask_pseudonym(CAST(%s.%s AS pg_catalog.text), ",
+							 qs, alias, quote_identifier(c->mask_from));
 			subset_append_literal(&s, c->mask_type);
 			appendStringInfoString(&s, ", ");
 			if (c->mask_locale)
 				subset_append_literal(&s, c->mask_locale);
 			else
 				appendStringInfoString(&s, "NULL");
-			appendStringInfoString(&s, ") END");
+			appendStringInfoString(&s, strcmp(c->mask_from, c->name) != 0 ? ") END" : ")");
 			break;
 		case SUBSET_MASK_PARTIAL:
 			appendStringInfo(&s, "%s.exwiw_mask_partial(CAST(%s.%s AS pg_catalog.text), %d, %d, ",
