@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/cli_unit.sh: the exwiw client's unit tests (client/unit_test.c):
+# test/unit/client.sh: the exwiw client's unit tests (client/unit_test.c):
 # --ids parsing, the YAML run config, JSON printing, schema file names,
 # the DDL post-processing of pg_dump's output, row counting, the deal of
 # files to workers, exwiw load's statement splitter.  Built against the same pg_config as the extension.
