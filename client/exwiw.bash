@@ -1,7 +1,7 @@
 # bash completion for exwiw, the exwiw extension's command (client/).
 # Installed as /usr/share/bash-completion/completions/exwiw by Debian's
 # package; after "make install": source it from ~/.bashrc.  Self-contained
-# (needs no bash-completion helpers).  test/t/cli_doc.sh checks that it
+# (needs no bash-completion helpers).  t/012_cli_doc.pl checks that it
 # names every long option of client/options.c.
 
 # _exwiw_options: the long options, one line.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# test/cli/lib.sh: shell helpers of the exwiw client's end-to-end tests
-# (test/t/cli_*.sh), sourced after test/subset/lib.sh.
+# test/cli/lib.sh: shell helpers of the end-to-end scripts that run the
+# exwiw client (test/t/*.sh, test/demo), sourced after test/subset/lib.sh.
+# The client's own tests are TAP tests on t/ExwiwCli.pm, which has the same
+# helpers in Perl.
 #
 # cli_init NAME           a scratch directory $work (/tmp/exwiw-cli-NAME.XXXXXX),
 #                         removed at exit; PATH gets $EXWIW_BIN; $fail = 0
