@@ -1,0 +1,408 @@
+# t/014_cli_export.pl: the exwiw client's export, end to end.
+#
+# - The directory the client writes equals, byte for byte, what the
+#   README's SQL recipe writes (psql + the NUL-separated read loop), for
+#   -j 1, -j 2 and -j 3, in every format (insert, copy, jsonl), on the
+#   shop fixture and on the shapes fixture (partitions, inheritance,
+#   composite keys, "Odd Name", and "a/b", whose file is insert-NNN-a%2Fb).
+# - --with-schema: insert-000-schema.sql, idempotent (it loads twice into an
+#   empty database), then the data files load on top of it.
+# - The output directory: refused when not empty (stdin not a terminal),
+#   replaced whole with --force (nothing of the old one stays), a symbolic
+#   link to a directory is followed, parents are created.
+# - The schema config as one JSON file (an array, or {"tables": [...]}).
+# - The YAML run config (./exwiw.yml, -c FILE; flags win; paths relative
+#   to the file), connection by flags, by a conninfo string (--dbname), by
+#   the environment; --after-insert-hook and its environment; --help,
+#   --version, no arguments; nothing on stderr when it is not a terminal.
+use strict;
+use warnings FATAL => 'all';
+
+use Cwd qw(abs_path getcwd);
+use File::Path qw(make_path rmtree);
+use FindBin;
+use lib $FindBin::RealBin;
+use ExwiwCli;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $root = getcwd();
+my $node = cli_node('export');
+my $work = abs_path(cli_work());
+# the cluster's bootstrap superuser: the OS user's name
+my $user = getpwuid($>);
+
+# visible(DIR): DIR's entries but dot files (ls), sorted.
+sub visible
+{
+	return grep { !/^\./ } dir_entries($_[0]);
+}
+
+# write_file(FILE, TEXT): FILE holds TEXT.
+sub write_file
+{
+	my ($file, $text) = @_;
+	open(my $fh, '>:raw', $file) or die "could not open $file: $!";
+	print $fh $text;
+	close $fh;
+	return;
+}
+
+# head(N, TEXT): TEXT's first N lines (head -N).
+sub head
+{
+	my ($n, $text) = @_;
+	my @l = split /\n/, $text;
+	return join('', map { "$_\n" } @l[ 0 .. ($n < @l ? $n : @l) - 1 ]);
+}
+
+# temporaries(): the temporary .exwiw-* directories exwiw left in $work.
+sub temporaries
+{
+	return grep { /^\.exwiw-/ } dir_entries($work);
+}
+
+$node->safe_psql(
+	'postgres', q{
+CREATE DATABASE cli_shop;
+CREATE DATABASE cli_shapes;
+CREATE DATABASE cli_load;
+});
+for (
+	[ 'cli_shop', 'test/subset/fixture.sql' ],
+	[ 'cli_shapes', 'test/subset/shapes.sql' ])
+{
+	my ($db, $fixture) = @$_;
+	run_ok(
+		[
+			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $db,
+			'-c', 'CREATE EXTENSION exwiw', '-f', $fixture
+		],
+		"$db: $fixture");
+}
+
+$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+run_ok(
+	[
+		'exwiw', 'schema', 'generate', '--from-db', '--dbname=cli_shop',
+		"--schema-dir=$work/shop-schema"
+	],
+	'schema generate (shop)');
+{
+	local $ENV{PGOPTIONS} =
+	  '-c search_path=shapes,public -c client_min_messages=warning';
+	run_ok(
+		[
+			'exwiw', 'schema', 'generate', '--from-db', '--dbname=cli_shapes',
+			"--schema-dir=$work/shapes-schema"
+		],
+		'schema generate (shapes)');
+}
+
+# compare(LABEL, DB, SCHEMA, TARGET, IDS, FORMAT, JOBS): the recipe and the
+# client, compared
+sub compare
+{
+	my ($label, $db, $schema, $target, $ids, $fmt, $jobs) = @_;
+	my $cfg = config_array($schema);
+	rmtree("$work/recipe");
+	rmtree("$work/cli");
+	# the client writes the delete files too, but for JSON Lines
+	my $deletes = $fmt eq 'jsonl' ? 'false' : 'true';
+	is( recipe(
+			"$work/recipe",
+			"SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('$target', '{$ids}', :'cfg', '$fmt', true, deletes => $deletes) AS e) s;",
+			'-d', $db, '-v', "cfg=$cfg"),
+		0,
+		"$label: the SQL recipe");
+	my ($rc, $out, $err) = run_cmd(
+		[
+			'exwiw', "--dbname=$db", "--target-table=$target", "--ids=$ids",
+			"--schema-dir=$schema", "--output-format=$fmt", '--allow-undecided',
+			'-j', $jobs, '-o', "$work/cli"
+		]);
+	if (!ok($rc == 0, "$label: exwiw"))
+	{
+		diag("exit $rc\n$err");
+		return;
+	}
+	is($err, '', "$label: stderr is not a terminal: exwiw prints nothing on it");
+	my $n = -d "$work/cli" ? scalar(visible("$work/cli")) : 0;
+	ok(same_dirs("$work/recipe", "$work/cli"),
+		"$label: $n files, byte-identical to the SQL recipe")
+	  or diag(head(5, (run_cmd([ 'diff', '-r', "$work/recipe", "$work/cli" ]))[1]));
+	return;
+}
+
+for my $fmt (qw(insert copy jsonl))
+{
+	for my $j (1, 2, 3)
+	{
+		compare("shop $fmt -j $j", 'cli_shop', "$work/shop-schema", 'shops', '1,2',
+			$fmt, $j);
+	}
+}
+$ENV{PGOPTIONS} = '-c search_path=shapes,public -c client_min_messages=warning';
+for my $fmt (qw(insert copy jsonl))
+{
+	for my $j (1, 2)
+	{
+		compare("shapes $fmt -j $j", 'cli_shapes', "$work/shapes-schema", 'shops',
+			'1', $fmt, $j);
+		my $ext = $fmt eq 'jsonl' ? 'jsonl' : 'sql';
+		my @ab = -d "$work/cli" ? grep { /^insert-[0-9]+-a%2Fb\.$ext\z/ }
+		  visible("$work/cli") : ();
+		ok(@ab, "shapes $fmt -j $j: the table \"a/b\" has its file (@ab)");
+	}
+}
+
+# --with-schema: the schema file loads twice, then the data
+$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+run_ok(
+	[
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '--with-schema',
+		'-o', "$work/ws", '-j', '2'
+	],
+	'--with-schema');
+my $ddl = -f "$work/ws/insert-000-schema.sql" ? slurp("$work/ws/insert-000-schema.sql") : '';
+my ($first) = split /\n/, $ddl;
+is($first // '',
+	'-- Auto-generated by exwiw via pg_dump. Idempotent DDL for postgresql.',
+	'--with-schema: insert-000-schema.sql, its first line');
+like($ddl, qr/CREATE TABLE IF NOT EXISTS shop.orders/,
+	'--with-schema: insert-000-schema.sql is pg_dump\'s schema made idempotent (CREATE TABLE IF NOT EXISTS)'
+);
+like($ddl, qr/^EXCEPTION WHEN duplicate_object/m,
+	'--with-schema: insert-000-schema.sql is pg_dump\'s schema made idempotent (EXCEPTION WHEN duplicate_object)'
+);
+my @hidden = grep { /^\./ } dir_entries("$work/ws");
+ok(!@hidden, '--with-schema: no hidden file left in the directory') or diag("@hidden");
+my ($rc, $out, $err) = run_cmd(
+	[
+		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_load',
+		'-f', "$work/ws/insert-000-schema.sql"
+	]);
+my $load = $rc == 0 ? load_files("$work/ws", '-d', 'cli_load', '-c',
+	'SET client_min_messages = error') : "the schema file: $err";
+my $n = $load eq '' ? $node->safe_psql('cli_load', 'SELECT count(*) FROM shop.orders') : '?';
+is($load, '',
+	"--with-schema: the schema loads twice (the loop loads it again), then the data ($n orders)"
+);
+
+# the output directory
+make_path("$work/out");
+write_file("$work/out/stale.txt", "junk\n");
+my @out1 = (
+	'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+	"--schema-dir=$work/shop-schema", '--allow-undecided');
+($rc, $out, $err) = run_cmd([ @out1, '-o', "$work/out" ]);
+isnt($rc, 0, 'a non-empty output directory is refused');
+ok( $err =~ /exwiw: error: output directory ".*" exists and is not empty/
+	  && $err =~ /exwiw: hint: Use --force/
+	  && -f "$work/out/stale.txt"
+	  && !temporaries(),
+	'a non-empty output directory: the error and the hint, and it is left as it was'
+) or diag($err);
+run_ok([ @out1, '-o', "$work/out", '--force' ], '--force');
+ok( !-e "$work/out/stale.txt"
+	  && -f "$work/out/insert-003-shops.sql"
+	  && !temporaries(),
+	'--force replaces the directory whole (the old file is gone, no temporary directory left)'
+);
+symlink("$work/out", "$work/link") or die "symlink: $!";
+run_ok(
+	[
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=2',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '-o', "$work/link",
+		'--force'
+	],
+	'--force into a symbolic link');
+ok( -l "$work/link"
+	  && -f "$work/out/insert-003-shops.sql"
+	  && slurp("$work/out/insert-003-shops.sql") =~ /'Bolt'/,
+	'a symbolic link to a directory is followed (the link stays, the directory is replaced)'
+);
+run_ok([ @out1, '-o', "$work/new/deep/dir" ], 'an output directory whose parents are missing');
+ok(-f "$work/new/deep/dir/insert-003-shops.sql", 'missing parent directories are created');
+
+# the schema config as one file
+my $one = config_array("$work/shop-schema");
+write_file("$work/one.json", $one);
+write_file("$work/tables.json", '{"tables": ' . $one . '}');
+for my $f ('one.json', 'tables.json')
+{
+	rmtree("$work/a");
+	rmtree("$work/b");
+	my @x = (
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		'--allow-undecided');
+	run_ok([ @x, "--schema-dir=$work/shop-schema", '-o', "$work/a" ],
+		"--schema-dir DIR, to compare with $f");
+	run_ok([ @x, "--schema-dir=$work/$f", '-o', "$work/b" ], "--schema-dir $f");
+	ok(same_dirs("$work/a", "$work/b"),
+		"--schema-dir $f (one JSON file) exports what the directory does");
+}
+
+# the YAML run config
+make_path("$work/proj/cfg");
+my $yml = <<'YAML';
+# paths are relative to this file
+schema_dir: ../schema/
+output_dir: ../dump-from-yaml
+output_format: copy
+target_table: shops
+ids: [1, 2]
+log_level: info
+parallel_workers: 2
+YAML
+write_file("$work/proj/cfg/exwiw.yml", $yml);
+($rc, $out, $err) = run_cmd([ 'cp', '-r', "$work/shop-schema", "$work/proj/schema" ]);
+die "cp -r $work/shop-schema failed: $err" if $rc != 0;
+write_file("$work/proj/exwiw.yml",
+	$yml =~ s|\.\./schema/|schema|r =~ s|\.\./dump-from-yaml|dump-cwd|r);
+{
+	local $ENV{PGDATABASE} = 'cli_shop';
+	chdir "$work/proj" or die "chdir $work/proj: $!";
+	run_ok([ 'exwiw', '--allow-undecided' ], 'exwiw in a directory with exwiw.yml');
+	chdir $work or die "chdir $work: $!";
+	run_ok([ 'exwiw', '-c', 'proj/cfg/exwiw.yml', '--allow-undecided' ],
+		'exwiw -c proj/cfg/exwiw.yml');
+	run_ok(
+		[
+			'exwiw', '-c', 'proj/cfg/exwiw.yml', '--allow-undecided',
+			'--output-format=insert', '--ids=2', '-o', "$work/flags-win"
+		],
+		'exwiw -c proj/cfg/exwiw.yml with flags');
+	chdir $root or die "chdir $root: $!";
+}
+my $f = "$work/proj/dump-cwd/insert-003-shops.sql";
+ok(-f $f && slurp($f) =~ /^COPY shops \(id, name\) FROM stdin;/m,
+	'./exwiw.yml is read: target, ids, schema_dir, output_dir, output_format');
+my @fy = -d "$work/proj/dump-from-yaml" ? visible("$work/proj/dump-from-yaml") : ();
+ok(@fy > 3, '-c FILE: paths inside are relative to the file') or diag("@fy");
+$f = "$work/flags-win/insert-003-shops.sql";
+my $fw = -f $f ? slurp($f) : '';
+ok( $fw =~ /^INSERT INTO shops \(id, name\) VALUES/m
+	  && $fw =~ /'Bolt'/
+	  && $fw !~ /'Acme'/,
+	'flags win over the run config (--output-format, --ids, -o)') or diag($fw);
+
+# connections: flags, conninfo string, environment
+my @conn = (
+	'--target-table=shops', '--ids=1', "--schema-dir=$work/shop-schema",
+	'--allow-undecided', '-o', "$work/c");
+for my $how (qw(flags conninfo env))
+{
+	rmtree("$work/c");
+	if ($how eq 'flags')
+	{
+		delete local $ENV{PGDATABASE};
+		($rc, $out, $err) = run_cmd(
+			[
+				'exwiw', '-h', $ENV{PGHOST}, '-p', $ENV{PGPORT}, '-u', $user,
+				'--database=cli_shop', @conn
+			]);
+	}
+	elsif ($how eq 'conninfo')
+	{
+		my $h = $ENV{PGHOST};
+		delete local $ENV{PGDATABASE};
+		delete local $ENV{PGHOST};
+		($rc, $out, $err) = run_cmd(
+			[
+				'exwiw',
+				"--dbname=host=$h dbname=cli_shop application_name=exwiw_test",
+				@conn
+			]);
+	}
+	else
+	{
+		local $ENV{PGDATABASE} = 'cli_shop';
+		($rc, $out, $err) = run_cmd([ 'exwiw', '--adapter=postgresql', @conn ]);
+	}
+	ok($rc == 0 && -f "$work/c/insert-003-shops.sql", "connection by $how")
+	  or diag("exit $rc\n$err");
+}
+
+# --after-insert-hook
+write_file("$work/hook.sh", <<'SH');
+#!/bin/sh
+env | grep '^EXWIW_' | sort > "$EXWIW_OUTPUT_DIR/../hook-env.txt"
+ls "$EXWIW_OUTPUT_DIR" > "$EXWIW_OUTPUT_DIR/../hook-ls.txt"
+SH
+chmod 0755, "$work/hook.sh" or die;
+run_ok(
+	[
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1,2',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '-o', "$work/hooked",
+		"--after-insert-hook=$work/hook.sh"
+	],
+	'--after-insert-hook');
+my $env = -f "$work/hook-env.txt" ? slurp("$work/hook-env.txt") : '';
+my $ls = -f "$work/hook-ls.txt" ? slurp("$work/hook-ls.txt") : '';
+my %lines = map { $_ => 1 } split /\n/, $env;
+my @missing = grep { !$lines{$_} } (
+	"EXWIW_OUTPUT_DIR=$work/hooked", 'EXWIW_IDS=1,2',
+	'EXWIW_IDS_DEFAULT=1,2', 'EXWIW_TARGET_TABLE=shops',
+	'EXWIW_DATABASE_NAME=cli_shop', 'EXWIW_OUTPUT_FORMAT=insert');
+ok(!@missing && $ls =~ /insert-003-shops.sql/,
+	'--after-insert-hook runs on the final directory with the Ruby client\'s environment'
+) or diag("missing: @missing\nenvironment:\n$env\nls:\n$ls");
+write_file("$work/badhook.sh", "#!/bin/sh\nexit 3\n");
+chmod 0755, "$work/badhook.sh" or die;
+($rc, $out, $err) = run_cmd(
+	[
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '-o', "$work/hooked2",
+		"--after-insert-hook=$work/badhook.sh"
+	]);
+isnt($rc, 0, "a failing hook is an error (exit $rc)");
+like($err, qr/exwiw: error: after-insert shell hook failed/,
+	'a failing hook: "after-insert shell hook failed"');
+
+# --log-level=debug, --insert-only, -U, --jobs, --adapter
+rmtree("$work/dbg");
+($rc, $out, $err) = run_cmd(
+	[
+		'exwiw', '--dbname=cli_shop', '-U', $user, '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '-o', "$work/dbg",
+		'--log-level=debug', '--insert-only', '--jobs=2', '--adapter=PostgreSQL'
+	]);
+is($rc, 0, '--log-level=debug --insert-only -U --jobs=2 --adapter=PostgreSQL: exit 0')
+  or diag($err);
+my @dbg = -d "$work/dbg" ? visible("$work/dbg") : ();
+ok( $err !~ /insert-only/
+	  && !(grep { /^delete-/ } @dbg)
+	  && $err =~ /^exwiw: connecting \(export\)/m
+	  && $err =~ /^exwiw: connecting \(parallel worker\)/m
+	  && $err =~ /^exwiw: dealt 9 files to 2 workers/m
+	  && $err =~ /^exwiw: wrote insert-003-shops.sql/m
+	  && -f "$work/dbg/insert-003-shops.sql",
+	'--log-level=debug (connections, the deal, the files), --insert-only (no delete file), -U, --jobs, --adapter'
+) or diag(head(5, $err) . "files: @dbg");
+rmtree("$work/dbg");
+($rc, $out, $err) = run_cmd(
+	[
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '-o', "$work/dbg",
+		'--log-level=error'
+	]);
+ok($rc == 0 && $err eq '', '--log-level=error: quiet') or diag("exit $rc\n$err");
+
+# --help, --version, no arguments
+my $help = run_ok([ 'exwiw', '--help' ], 'exwiw --help');
+like($help, qr/^Usage: exwiw \[SUBCOMMAND\] \[options\]/m, '--help: the usage line');
+like($help, qr/--split-rows/, '--help: the options (--split-rows)');
+my ($version) = slurp('exwiw.control') =~ /^default_version = '(.*)'$/m;
+my $v = run_ok([ 'exwiw', '--version' ], 'exwiw --version');
+is($v =~ s/\n+\z//r, "exwiw $version", '--version: the extension\'s default_version');
+for my $args ([], ['export'], ['-?'], ['explain'])
+{
+	my $cmd = join(' ', 'exwiw', @$args);
+	my $got = run_ok([ 'exwiw', @$args ], "$cmd: exit 0");
+	is($got, $help, "$cmd prints the help");
+}
+
+done_testing();
