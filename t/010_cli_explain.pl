@@ -20,12 +20,7 @@ my $node = cli_node('explain');
 my $work = cli_work();
 
 $node->safe_psql('postgres', 'CREATE DATABASE cli_explain');
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_explain',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
+load_fixture('cli_explain');
 # enough orders of another shop that the planner reads shop 1's through the index
 $node->safe_psql(
 	'cli_explain', q{
@@ -33,8 +28,7 @@ INSERT INTO shop.orders (shop_id, user_id, ordered_at, total)
 	SELECT 3, 4, now(), g FROM generate_series(1, 20000) g;
 ANALYZE;
 });
-$ENV{PGDATABASE} = 'cli_explain';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+shop_env('cli_explain');
 run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$work/schema" ],
 	'schema generate');
 

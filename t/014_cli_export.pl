@@ -40,14 +40,6 @@ sub visible
 }
 
 # write_file(FILE, TEXT): FILE holds TEXT.
-sub write_file
-{
-	my ($file, $text) = @_;
-	open(my $fh, '>:raw', $file) or die "could not open $file: $!";
-	print $fh $text;
-	close $fh;
-	return;
-}
 
 # head(N, TEXT): TEXT's first N lines (head -N).
 sub head

@@ -48,14 +48,8 @@ CREATE DATABASE cli_err;
 CREATE DATABASE cli_noext;
 CREATE ROLE cli_pw LOGIN SUPERUSER PASSWORD 'right-password';
 });
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_err',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
-$ENV{PGDATABASE} = 'cli_err';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+load_fixture('cli_err');
+shop_env('cli_err');
 run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$schema/s" ],
 	'schema generate');
 
@@ -84,14 +78,6 @@ sub copy_json
 }
 
 # write_file(FILE, TEXT): FILE holds TEXT, byte for byte
-sub write_file
-{
-	my ($file, $text) = @_;
-	open(my $fh, '>:raw', $file) or die "could not open $file: $!";
-	print $fh $text;
-	close $fh;
-	return;
-}
 
 my $s = "--schema-dir=$schema/s";
 my @o = ('-o', "$work/out");

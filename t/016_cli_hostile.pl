@@ -39,14 +39,8 @@ my $node = cli_node('hostile');
 my $work = cli_work();
 
 $node->safe_psql('postgres', 'CREATE DATABASE cli_hostile');
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_hostile',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
-$ENV{PGDATABASE} = 'cli_hostile';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+load_fixture('cli_hostile');
+shop_env('cli_hostile');
 run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$work/s" ],
 	'schema generate');
 $node->safe_psql(
@@ -81,15 +75,6 @@ sub serve
 }
 
 # write_file(FILE, TEXT, [MODE])
-sub write_file
-{
-	my ($file, $text, $mode) = @_;
-	open(my $fh, '>:raw', $file) or die "could not open $file: $!";
-	print $fh $text;
-	close $fh;
-	chmod $mode, $file or die "could not chmod $file: $!" if defined $mode;
-	return;
-}
 
 # on_path(NAME): the first NAME on PATH, as "command -v" finds it
 sub on_path

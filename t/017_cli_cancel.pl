@@ -12,7 +12,7 @@
 # - remove the temporary directory, leave no output directory;
 # - exit with 130 for SIGINT (143 for SIGTERM), saying "canceled".
 # With -j 1 and -j 2 (one connection, then a worker connection as well).
-# A real Ctrl-C in a terminal is tested by test/t/cli_progress.sh.
+# A real Ctrl-C in a terminal is tested by t/019_cli_progress.pl.
 use strict;
 use warnings FATAL => 'all';
 
@@ -30,12 +30,7 @@ my $work = cli_work();
 my $sd = cli_work();
 
 $node->safe_psql('postgres', 'CREATE DATABASE cli_cancel');
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_cancel',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
+load_fixture('cli_cancel');
 # a mask's part that waits while someone holds advisory lock 4242
 # exclusively; it returns '' (as pg_sleep(2)::text did)
 $node->safe_psql(
@@ -48,8 +43,7 @@ BEGIN
 END
 $$;
 });
-$ENV{PGDATABASE} = 'cli_cancel';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+shop_env('cli_cancel');
 run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$sd" ],
 	'schema generate');
 

@@ -72,14 +72,8 @@ my $node = cli_node('schema');
 my $work = cli_work();
 
 $node->safe_psql('postgres', 'CREATE DATABASE cli_schema');
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_schema',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
-$ENV{PGDATABASE} = 'cli_schema';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+load_fixture('cli_schema');
+shop_env('cli_schema');
 my $sd = "$work/schema";
 my @export = ('exwiw', '--target-table=shops', '--ids=1', "--schema-dir=$sd");
 

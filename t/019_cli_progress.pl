@@ -140,20 +140,14 @@ my $node = cli_node('progress');
 my $work = cli_work();
 
 $node->safe_psql('postgres', 'CREATE DATABASE cli_progress');
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_progress',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
+load_fixture('cli_progress');
 $node->safe_psql(
 	'cli_progress', q{
 INSERT INTO shop.orders (shop_id, user_id, ordered_at, total)
 	SELECT 1, 1, now(), g FROM generate_series(1, 30) g;
 ANALYZE;
 });
-$ENV{PGDATABASE} = 'cli_progress';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+shop_env('cli_progress');
 my $sd = "$work/schema";
 run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$sd" ],
 	'schema generate');

@@ -28,14 +28,8 @@ $node->safe_psql(
 CREATE DATABASE cli_options;
 CREATE ROLE cli_opt_pw LOGIN SUPERUSER PASSWORD 'opt-password';
 });
-run_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'cli_options',
-		'-c', 'CREATE EXTENSION exwiw', '-f', 'test/subset/fixture.sql'
-	],
-	'the subset fixture');
-$ENV{PGDATABASE} = 'cli_options';
-$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+load_fixture('cli_options');
+shop_env('cli_options');
 chdir $work or die;
 
 # options before, between, after the subcommand and its verb

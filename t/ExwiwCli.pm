@@ -29,7 +29,8 @@ use Test::More;
 our @EXPORT = qw(
   cli_node cli_work run_cmd run_ok expect_error dir_entries same_dirs
   config_array recipe write_files load_files make_databases fresh_dst
-  loader_owns loader_may_skip_keys psql_stdin slurp
+  loader_owns loader_may_skip_keys psql_stdin slurp write_file
+  load_fixture shop_env
 );
 
 # cli_node(NAME): a new cluster (fsync off), started, with libpq's
@@ -154,6 +155,18 @@ sub same_dirs
 	return 1;
 }
 
+# write_file(FILE, TEXT, [MODE]): FILE holds the bytes TEXT (and has mode
+# MODE, when given).
+sub write_file
+{
+	my ($file, $text, $mode) = @_;
+	open(my $fh, '>:raw', $file) or die "could not open $file: $!";
+	print $fh $text;
+	close $fh;
+	chmod $mode, $file or die "could not chmod $file: $!" if defined $mode;
+	return;
+}
+
 # slurp(FILE): the bytes of FILE.
 sub slurp
 {
@@ -235,6 +248,33 @@ sub load_files
 		return "load failed at $f: $err" if $rc != 0;
 	}
 	return '';
+}
+
+# load_fixture(DB, [FIXTURE]): the extension and FIXTURE (default
+# test/subset/fixture.sql, the shops of the subset tests) in the existing
+# database DB, as a test step.
+sub load_fixture
+{
+	my ($db, $fixture) = @_;
+	$fixture //= 'test/subset/fixture.sql';
+	run_ok(
+		[
+			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $db,
+			'-c', 'CREATE EXTENSION exwiw', '-f', $fixture
+		],
+		"the fixture $fixture in $db");
+	return;
+}
+
+# shop_env(DB): libpq's environment for the fixture's database DB, as the
+# client tests run exwiw: PGDATABASE, and PGOPTIONS with the fixture's
+# schema first on search_path and no NOTICE.
+sub shop_env
+{
+	my ($db) = @_;
+	$ENV{PGDATABASE} = $db;
+	$ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+	return;
 }
 
 # make_databases(NODE, [NAME, [FIXTURE]]): fresh databases NAME_src (exwiw

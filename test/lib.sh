@@ -64,12 +64,14 @@ EXWIW_PGINDENT_PACKAGES="dpkg-dev bison flex perl"
 # What the build, every test (test/run, test/t/*.sh, t/*.pl) and the benchmarks
 # need; test/run installs it, so that it passes on a fresh Debian 12.
 # libipc-run-perl: the TAP tests (t/*.pl, PostgreSQL::Test::Cluster, which
-# Debian ships in postgresql-client-N and postgresql-server-dev-N).
+# Debian ships in postgresql-client-N and postgresql-server-dev-N);
+# libio-pty-perl: IPC::Run's pseudo terminals (the progress display, the
+# password prompt: t/019_cli_progress.pl, t/021_cli_options.pl).
 EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBIAN
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-$EXWIW_CLANG-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
-  libpq-dev libyaml-dev tmux time python3 $EXWIW_PGINDENT_PACKAGES
-  debhelper postgresql-server-dev-all groff-base pkg-config libipc-run-perl"
+  libpq-dev libyaml-dev time python3 $EXWIW_PGINDENT_PACKAGES
+  debhelper postgresql-server-dev-all groff-base pkg-config libipc-run-perl libio-pty-perl"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.
