@@ -19,6 +19,14 @@
 #     --schema-only) that NAME_loader may load, and owns (unless
 #     SUBSET_LOADER_OWNS=0: then it has only SELECT, INSERT and sequence
 #     privileges).
+# subset_log_settle LOG START PSQL-ARGS...
+#     Print the server log LOG (a file that the server writes itself,
+#     pg_ctl -l) from byte START on, once it holds everything that the
+#     statements run before wrote: a session (psql PSQL-ARGS) logs a mark
+#     of its own (RAISE LOG, that line only), which the server writes after
+#     every line that the finished sessions wrote before they answered;
+#     poll until LOG shows it, and print what comes before it.  The bound
+#     (300 s) only catches a hang: then it says so and returns 1.
 
 subset_write_files() {
 	local dir=$1
@@ -43,6 +51,26 @@ subset_load_files() {
 			return 1
 		}
 	done < <(cd "$dir" && find . -maxdepth 1 -type f -printf '%P\0' | LC_ALL=C sort -z)
+}
+
+subset_log_settle() {
+	local log=$1 start=$2 mark deadline
+	shift 2
+	mark="subset_log_settle mark $$.$RANDOM$RANDOM"
+	PGOPTIONS="-c log_min_messages=warning -c log_min_error_statement=panic -c log_statement=none" \
+		psql -X -q -v ON_ERROR_STOP=1 "$@" -c "DO \$\$ BEGIN RAISE LOG '%', '$mark'; END \$\$" >/dev/null 2>&1 || {
+		echo "subset_log_settle: psql could not log the mark" >&2
+		return 1
+	}
+	deadline=$((SECONDS + 300))
+	until tail -c +$((start + 1)) "$log" | grep -qF "$mark"; do
+		if [ $SECONDS -ge $deadline ]; then
+			echo "subset_log_settle: the mark is not in $log after 300 s" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	tail -c +$((start + 1)) "$log" | sed "/$mark/,\$d"
 }
 
 subset_make_databases() {

@@ -12,8 +12,9 @@
 #     plain, gzip and zstd, loads in file order as a role that is not a
 #     superuser into an empty copy of the schema with every constraint
 #     enforced, and every table equals its source (EXCEPT both ways).
-#  4. A cancel in the middle (pg_cancel_backend while the temporary file is
-#     growing) leaves no file and no temporary file.
+#  4. A cancel in the middle (pg_cancel_backend while the export waits at a
+#     row for an advisory lock that the script holds, its temporary file
+#     over 1000 kB) leaves no file and no temporary file.
 #  5. A full disk (a 1 MB tmpfs): the export fails with 53100 disk_full and
 #     leaves nothing behind; the same export fits on a larger tmpfs.  Skipped,
 #     with the reason, where tmpfs cannot be mounted.
@@ -121,23 +122,63 @@ done
 unset PGOPTIONS
 ok "exwiw_export_to_dir of every shop (none, gzip, zstd) loads with every constraint enforced and equals the source"
 
-# 4. a cancel in the middle
-slow="SELECT g AS id, repeat('y', 500) AS pad, pg_sleep(0.0001) AS s FROM generate_series(1, 2000000) g"
-q -d sink_src -At -c "SELECT exwiw_dump_to_file('$work/cancel.sql', \$q\$$slow\$q\$, 't')" >/dev/null 2>"$work/cancel.err" &
+# 4. a cancel in the middle.  Row 20000 of the export waits while a session
+#    of this script holds advisory lock 4711: the export stops there, its
+#    temporary file holding the rows before it, and nothing but the cancel
+#    can end it.  No step waits for a time; the bounds only catch a hang.
+q -d sink_src <<'SQL'
+-- row AT waits for advisory lock 4711 (shared, for the transaction: an
+-- error lets go of it)
+CREATE FUNCTION gate(g int, at int) RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+	IF g = at THEN PERFORM pg_advisory_xact_lock_shared(4711); END IF;
+	RETURN g;
+END $$;
+SQL
+# the holder: a psql session of its own, on stdin; it ends, and lets go,
+# at "\q", or when this script exits (its stdin closes)
+coproc HOLDER { psql -X -q -At -v ON_ERROR_STOP=1 -d sink_src 2>&1; }
+holder_pid=$HOLDER_PID
+holder_in=${HOLDER[1]}
+echo "SELECT pg_backend_pid(), pg_advisory_lock(4711);" >&"$holder_in"
+IFS= read -r -t 300 holder_line <&"${HOLDER[0]}" || fail "the lock holder did not answer"
+holder_backend=${holder_line%%|*}
+[[ $holder_line =~ ^[0-9]+\|$ ]] || fail "the lock holder: $holder_line"
+gated="SELECT gate(g, 20000) AS id, repeat('y', 500) AS pad FROM generate_series(1, 100000) g"
+q -d sink_src -At -c "SELECT exwiw_dump_to_file('$work/cancel.sql', \$q\$$gated\$q\$, 't')" >/dev/null 2>"$work/cancel.err" &
 pid=$!
-grew=0
-for _ in $(seq 1 100); do
-	tmpf=$(find "$work" -maxdepth 1 -name '.cancel.sql.exwiw-tmp.*' -size +1000k | head -n 1)
-	[ -n "$tmpf" ] && { grew=1; break; }
+# cancel_export: end the export however it is (on a failure, before exiting)
+cancel_export() { q -At -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT exwiw_dump_to_file(%cancel.sql%' AND pid <> pg_backend_pid()" >/dev/null || true; }
+# wait until the export's backend waits for the lock (at row 20000)
+deadline=$((SECONDS + 300))
+while :; do
+	epid=$(q -At -c "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT exwiw_dump_to_file(%cancel.sql%' AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND wait_event = 'advisory'")
+	[ -n "$epid" ] && break
+	kill -0 $pid 2>/dev/null || { cat "$work/cancel.err"; fail "the export ended before it reached the lock"; }
+	[ $SECONDS -lt $deadline ] || { cancel_export; fail "the export did not reach the lock in 300 s"; }
 	sleep 0.1
 done
-[ $grew = 1 ] || { kill $pid 2>/dev/null; fail "the temporary file did not appear"; }
-q -At -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT exwiw_dump_to_file(%cancel.sql%' AND pid <> pg_backend_pid()" >/dev/null
+# it stands still there, the rows before written: the temporary file is there
+tmpf=$(find "$work" -maxdepth 1 -name '.cancel.sql.exwiw-tmp.*' -size +1000k | head -n 1)
+[ -n "$tmpf" ] || { ls -la "$work"; cancel_export; fail "no temporary file of more than 1000 kB while the export waits at row 20000"; }
+[ "$(q -At -c "SELECT pg_cancel_backend($epid)")" = t ] || { cancel_export; fail "pg_cancel_backend($epid) failed"; }
+deadline=$((SECONDS + 300))
+while kill -0 $pid 2>/dev/null; do
+	[ $SECONDS -lt $deadline ] || { cancel_export; fail "the export did not end in 300 s after the cancel"; }
+	sleep 0.1
+done
 wait $pid && fail "the cancelled export succeeded"
+# the holder lets go and ends; then no session is left of this part
+echo '\q' >&"$holder_in"
+wait "$holder_pid" || fail "the lock holder failed"
+while [ "$(q -At -c "SELECT count(*) FROM pg_stat_activity WHERE pid IN ($epid, $holder_backend)")" != 0 ]; do
+	[ $SECONDS -lt $deadline ] || fail "the sessions of the cancel test did not end"
+	sleep 0.1
+done
 grep -q "canceling statement due to user request" "$work/cancel.err" || { cat "$work/cancel.err"; fail "no cancel message"; }
 left=$(find "$work" -maxdepth 1 -name '*cancel.sql*' | wc -l)
 [ "$left" = 0 ] || fail "a cancel left $left files"
-ok "a cancel while the temporary file grew ($(basename "$tmpf")) leaves nothing"
+ok "a cancel while the export waited at row 20000, its temporary file ($(basename "$tmpf")) over 1000 kB, leaves nothing"
 
 # 5. a full disk
 mnt=$work/small

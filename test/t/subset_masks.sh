@@ -15,6 +15,7 @@
 # cluster); elsewhere its check is skipped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/test/subset/lib.sh"
 [ -n "${EXWIW_BIN:-}" ] && PATH=$EXWIW_BIN:$PATH
 work=$(mktemp -d /tmp/subset-masks.XXXXXX)
 chmod 777 "$work"
@@ -195,11 +196,16 @@ else
 fi
 
 if [ -n "$log" ]; then
-	# without each line's prefix (log_line_prefix '%m [%p] '): a timestamp
-	# such as 01:21:56.782 holds the original 56.78
+	# once every statement above is in it (a mark logged after them), the
+	# whole log since the first, without each line's prefix
+	# (log_line_prefix '%m [%p] '): a timestamp such as 01:21:56.782 holds
+	# the original 56.78
+	if ! subset_log_settle "$log" "$start" -d "$db" >"$work/log.before-mark"; then
+		not_ok "the server log does not show a mark logged after the statements"
+	fi
 	tail -c +$((start + 1)) "$log" |
 		sed -E 's/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+ [A-Za-z0-9+-]+ \[[0-9]+\] //' >"$work/log"
-	if grep -q 'exwiw_export' "$work/log"; then
+	if grep -q 'exwiw_export' "$work/log.before-mark"; then
 		if grep -F -f "$work/secrets" "$work/log"; then
 			not_ok "the secret is in the server log (above)"
 		else

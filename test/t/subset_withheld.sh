@@ -75,8 +75,9 @@ else
 	not_ok "control: no original value in $(cat "$work/control.out")"
 fi
 if [ -n "$log" ]; then
-	sleep 0.2
-	if log_since "$start" | grep -qF -f "$work/originals"; then
+	if ! subset_log_settle "$log" "$start" -d "$db" >"$work/control.log"; then
+		not_ok "control: the server log does not show a mark logged after the filter"
+	elif grep -qF -f "$work/originals" "$work/control.log"; then
 		ok "control: the server log shows it too"
 	else
 		not_ok "control: the server log does not show the original value"
@@ -185,14 +186,15 @@ else
 	ok "no original value in any error, NOTICE or DEBUG message of $(grep -c '^ERROR:' "$work/all.out") errors"
 fi
 if [ -n "$log" ]; then
-	sleep 0.2
-	log_since "$start" >"$work/log.out"
-	if ! grep -q 'could not read table "users", which has masked columns' "$work/log.out" ||
+	if ! subset_log_settle "$log" "$start" -d "$db" >"$work/log.out"; then
+		not_ok "server log: it does not show a mark logged after the cases"
+	elif ! grep -q 'could not read table "users", which has masked columns' "$work/log.out" ||
 		! grep -q 'STATEMENT:' "$work/log.out"; then
 		not_ok "server log: the withheld errors and their statements are not in it"
-	elif grep -qF -f "$work/originals" "$work/log.out"; then
+	elif log_since "$start" | grep -qF -f "$work/originals"; then
+		# (the whole log since the cases, the mark and after it too)
 		not_ok "server log: an original value"
-		grep -F -f "$work/originals" "$work/log.out" | head -n 5
+		log_since "$start" | grep -F -f "$work/originals" | head -n 5
 	else
 		ok "server log: $(grep -c 'ERROR:' "$work/log.out") errors with their statements, no original value"
 	fi
