@@ -83,7 +83,10 @@ sub complete_words
 			'-', "$root/client/exwiw.bash", @words
 		]);
 	diag("bash: exit $rc\n$err") if $rc != 0;
-	return join('', map { "$_ " } sort split /\n/, $out);
+	# every candidate, an empty one too ("" is one)
+	my @w = split /\n/, $out, -1;
+	pop @w if @w && $w[-1] eq '';
+	return join('', map { "$_ " } sort @w);
 }
 
 # check_completion(WANT, WORD...)

@@ -24,7 +24,8 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = cli_node('cancel');
+# the log lines read below: "[pid] application_name ERROR:  ..."
+my $node = cli_node('cancel', "log_line_prefix = '%m [%p] %q%a '");
 my $work = cli_work();
 # the schema config, outside $work (which must stay empty)
 my $sd = cli_work();

@@ -131,7 +131,13 @@ sub on_terminal
 sub finished
 {
 	my ($t) = @_;
-	$t->{h}->finish;
+	# the harness's timeout throws without killing: kill it, then fail
+	eval { $t->{h}->finish; };
+	if ($@)
+	{
+		$t->{h}->kill_kill;
+		die "exwiw did not end: $@";
+	}
 	my $st = $t->{h}->full_result(0);
 	return $st & 127 ? 128 + ($st & 127) : $st >> 8;
 }
@@ -187,6 +193,10 @@ my ($live) = grep {
 ok(defined $live, 'a live line per table: rows against the estimate, bytes, rate')
   or diag("the terminal's lines as drawn:\n" . join("\n", @$drawn));
 note('live line: ' . $live =~ s/  +/ /gr) if defined $live;
+# a live line longer than the terminal would wrap and break the redraw
+my @wide = grep { length($_) > 150 && (/^\[[#-]{30}\]/ || /^  [^ ].* \/ ~[0-9]+ +rows /) } @$drawn;
+is(scalar(@wide), 0, 'the live lines fit the terminal\'s 150 columns')
+  or diag(join("\n", @wide));
 # the insert and the delete files (a table whose rows come only as
 # parents, categories, has no delete file)
 my $nfiles = -d "$work/out" ? scalar(grep { !/^\./ } dir_entries("$work/out")) : 0;
@@ -226,7 +236,12 @@ while (1)
 	($scr, $drawn) = screen($t->{out});
 	$started = grep { /^\[[#-]{30}\]/ } @$drawn;
 	last if $started || !$t->{h}->pumpable;
-	$t->{h}->pump;
+	eval { $t->{h}->pump; };
+	if ($@)
+	{
+		$t->{h}->kill_kill;
+		die "the slow export drew no bar: $@";
+	}
 }
 ok($started, 'the slow export draws its bar') or diag($t->{out});
 ok(scalar(grep { /^\.exwiw-/ } dir_entries($work)),

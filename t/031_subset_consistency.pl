@@ -260,7 +260,8 @@ sub held
 	$hold->query_safe('SELECT pg_advisory_lock(4242)');
 	my ($out, $err) = ('', '');
 	my $in = '';
-	my $h = IPC::Run::start($cmd, '<', \$in, '>', \$out, '2>', \$err);
+	my $h = IPC::Run::start($cmd, '<', \$in, '>', \$out, '2>', \$err,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 	my $waits = $node->poll_query_until('postgres',
 		"SELECT count(*) = 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid)
 		 WHERE l.locktype = 'advisory' AND l.objid = 4242 AND NOT l.granted
@@ -273,7 +274,14 @@ sub held
 		"$label: the writer committed, changing every table's rows to export, while the export waited");
 	is(waiting(), '1', "$label: the export still waits after the writer's commit");
 	$hold->query_safe('SELECT pg_advisory_unlock(4242)');
-	my $finished = $h->finish;
+	# the harness's timeout throws without killing: kill it, then fail
+	my $finished = eval { $h->finish };
+	if (!defined $finished)
+	{
+		$h->kill_kill;
+		$finished = 0;
+		$err .= "\n$@";
+	}
 	ok($finished, "$label: the export ends once the lock is released") or diag($err);
 	# psql's output: the files as recipe() writes them
 	pairs($dir, $out) unless -d $dir;

@@ -33,19 +33,29 @@ our @EXPORT = qw(
   load_fixture shop_env
 );
 
-# cli_node(NAME): a new cluster (fsync off), started, with libpq's
-# environment pointed at it; database postgres.
+# cli_node(NAME, [SETTING...]): a new cluster (fsync off, and each
+# SETTING line in postgresql.conf), started, with libpq's environment
+# pointed at it (database postgres) and nothing else of the caller's that
+# the client reads: its own variables, a password, a password file, a
+# service.  The client's run config in the current directory (exwiw.yml)
+# would be read by every run: it must not be there.
 sub cli_node
 {
-	my ($name) = @_;
+	my ($name, @settings) = @_;
+	die "exwiw.yml or exwiw.yaml in the test's directory would be read by every run"
+	  if -e 'exwiw.yml' || -e 'exwiw.yaml';
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init;
-	$node->append_conf('postgresql.conf', "fsync = off\n");
+	$node->append_conf('postgresql.conf', join("\n", "fsync = off", @settings) . "\n");
 	$node->start;
 	$ENV{PGHOST} = $node->host;
 	$ENV{PGPORT} = $node->port;
 	$ENV{PGDATABASE} = 'postgres';
-	delete $ENV{PGOPTIONS};
+	delete $ENV{$_}
+	  for qw(PGOPTIONS PGPASSWORD PGSERVICE PGSERVICEFILE DATABASE_PASSWORD),
+	  grep { /^EXWIW_/ } keys %ENV;
+	# a password file that does not exist: libpq then reads none
+	$ENV{PGPASSFILE} = "$PostgreSQL::Test::Utils::tmp_check/no-pgpass";
 	return $node;
 }
 
@@ -59,13 +69,16 @@ sub cli_work
 
 # run_cmd(CMD, [stdin => TEXT]): run CMD (an array reference) with
 # stdin from TEXT (or nothing); returns (exit status, stdout, stderr).
-# A command killed by a signal has status 128 + the signal.
+# A command killed by a signal has status 128 + the signal.  A command
+# that runs longer than five times the harness's timeout is killed and
+# the test dies (a hang guard: nothing here takes a fraction of that).
 sub run_cmd
 {
 	my ($cmd, %opt) = @_;
 	my ($out, $err) = ('', '');
 	my $in = defined $opt{stdin} ? $opt{stdin} : '';
-	IPC::Run::run($cmd, '<', \$in, '>', \$out, '2>', \$err);
+	IPC::Run::run($cmd, '<', \$in, '>', \$out, '2>', \$err,
+		IPC::Run::timeout(5 * $PostgreSQL::Test::Utils::timeout_default));
 	my $rc = $? & 127 ? 128 + ($? & 127) : $? >> 8;
 	return ($rc, $out, $err);
 }
@@ -127,21 +140,27 @@ sub expect_error
 	return $err;
 }
 
-# files_of(DIR): every file under DIR, relative to it, sorted.
+# files_of(DIR): every file under DIR, relative to it, sorted; a
+# directory (an empty one too) as its name and "/".
 sub files_of
 {
 	my ($dir) = @_;
 	my @f;
 	find(
 		{
-			wanted => sub { push @f, $File::Find::name if -f $_ || -l $_ },
+			wanted => sub {
+				push @f, $File::Find::name if -f $_ || -l $_;
+				push @f, "$File::Find::name/"
+				  if -d $_ && !-l $_ && $File::Find::name ne $dir;
+			},
 			no_chdir => 1
 		},
 		$dir);
 	return sort map { substr($_, length($dir) + 1) } @f;
 }
 
-# same_dirs(A, B): the two directories hold the same files, byte for byte.
+# same_dirs(A, B): the two directories hold the same files, byte for byte,
+# and the same directories (diff -r).
 sub same_dirs
 {
 	my ($a, $b) = @_;
@@ -150,6 +169,7 @@ sub same_dirs
 	return 0 unless join("\0", @fa) eq join("\0", @fb);
 	for my $f (@fa)
 	{
+		next if $f =~ m{/\z};
 		return 0 unless slurp("$a/$f") eq slurp("$b/$f");
 	}
 	return 1;
