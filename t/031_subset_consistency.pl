@@ -188,24 +188,6 @@ sub want
 	return \%w;
 }
 
-# pairs(DIR, OUT): psql -0's (file_name, chunk) pairs written to DIR as
-# recipe() writes them
-sub pairs
-{
-	my ($dir, $out) = @_;
-	mkdir $dir or die "mkdir $dir: $!";
-	my @v = split /\0/, $out, -1;
-	pop @v if @v && $v[-1] eq '';
-	die "odd number of fields" if @v % 2;
-	while (my ($name, $chunk) = splice(@v, 0, 2))
-	{
-		open(my $fh, '>>:raw', "$dir/$name") or die "$dir/$name: $!";
-		print $fh $chunk, "\n";
-		close $fh;
-	}
-	return;
-}
-
 # load(LABEL, DIR, WANT): DIR loads into a fresh, fully constrained copy as
 # subset_loader, who may not skip the foreign-key checks, and every table
 # then holds exactly WANT's rows (EXCEPT ALL both ways)
@@ -284,7 +266,11 @@ sub held
 	}
 	ok($finished, "$label: the export ends once the lock is released") or diag($err);
 	# psql's output: the files as recipe() writes them
-	pairs($dir, $out) unless -d $dir;
+	unless (-d $dir)
+	{
+		mkdir $dir or die "mkdir $dir: $!";
+		write_pairs($dir, $out);
+	}
 	ok(same_dirs($ref, $dir),
 		"$label: its files are those of the export taken before the commit, byte for byte");
 	load($label, $dir, $want);

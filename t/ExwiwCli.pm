@@ -30,7 +30,7 @@ our @EXPORT = qw(
   cli_node cli_work run_cmd run_ok expect_error dir_entries same_dirs
   config_array recipe write_files load_files make_databases fresh_dst
   loader_owns loader_may_skip_keys psql_stdin slurp write_file
-  load_fixture shop_env
+  load_fixture shop_env write_pairs
 );
 
 # cli_node(NAME, [SETTING...]): a new cluster (fsync off, and each
@@ -226,17 +226,27 @@ sub recipe
 		diag("psql: exit $rc\n$err");
 		return $rc;
 	}
+	write_pairs($dir, $out);
+	return 0;
+}
+
+# write_pairs(DIR, OUT): the (file_name, chunk) rows of psql -A -t -0
+# --field-separator-zero's output OUT, each chunk appended to
+# DIR/file_name with a "\n"; dies if OUT is not pairs.
+sub write_pairs
+{
+	my ($dir, $out) = @_;
 	# name\0chunk\0name\0chunk\0...: a chunk is text, so it holds no NUL
 	my @v = split /\0/, $out, -1;
 	pop @v if @v && $v[-1] eq '';
-	die "recipe: psql printed an odd number of fields" if @v % 2;
+	die "psql printed an odd number of fields" if @v % 2;
 	while (my ($name, $chunk) = splice(@v, 0, 2))
 	{
 		open(my $fh, '>>:raw', "$dir/$name") or die "could not open $dir/$name: $!";
 		print $fh $chunk, "\n";
 		close $fh;
 	}
-	return 0;
+	return;
 }
 
 # write_files(DIR, PSQL-ARGS...): the same with the query in PSQL-ARGS
