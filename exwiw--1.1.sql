@@ -256,36 +256,36 @@ COMMENT ON FUNCTION exwiw_mask_partial(text, integer, integer, text, boolean) IS
 'Keep keep_start and keep_end characters of value, each other one becomes fill (a value no longer than both is filled whole); keep_domain keeps an e-mail''s @domain';
 
 CREATE FUNCTION exwiw_mask_noise(value numeric, ratio float8, type oid,
-	column_name text, seed text)
+	column_name text, seed "any", typmod integer DEFAULT -1)
 RETURNS numeric
 AS 'MODULE_PATHNAME', 'exwiw_mask_noise_numeric'
 LANGUAGE C STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION exwiw_mask_noise(numeric, float8, oid, text, text) IS
-'value moved by up to ratio of itself, by an amount keyed by exwiw.mask_secret, column_name and seed (the row''s key), rounded to its scale and kept within the range of type';
+COMMENT ON FUNCTION exwiw_mask_noise(numeric, float8, oid, text, "any", integer) IS
+'value moved by up to ratio of itself, by an amount keyed by exwiw.mask_secret, column_name and seed (the row''s key, as text), rounded to its scale and kept within the range of type (of numeric(p, s) for a typmod)';
 
-CREATE FUNCTION exwiw_mask_noise(value date, span interval, column_name text, seed text)
+CREATE FUNCTION exwiw_mask_noise(value date, span interval, column_name text, seed "any")
 RETURNS date
 AS 'MODULE_PATHNAME', 'exwiw_mask_noise_date'
 LANGUAGE C STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION exwiw_mask_noise(date, interval, text, text) IS
+COMMENT ON FUNCTION exwiw_mask_noise(date, interval, text, "any") IS
 'value moved by up to span, by whole days keyed by exwiw.mask_secret, column_name and seed, kept within the range of date';
 
-CREATE FUNCTION exwiw_mask_noise(value timestamp, span interval, column_name text, seed text)
+CREATE FUNCTION exwiw_mask_noise(value timestamp, span interval, column_name text, seed "any")
 RETURNS timestamp
 AS 'MODULE_PATHNAME', 'exwiw_mask_noise_timestamp'
 LANGUAGE C STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION exwiw_mask_noise(timestamp, interval, text, text) IS
+COMMENT ON FUNCTION exwiw_mask_noise(timestamp, interval, text, "any") IS
 'value moved by up to span, by an amount keyed by exwiw.mask_secret, column_name and seed, kept within the range of timestamp';
 
-CREATE FUNCTION exwiw_mask_noise(value timestamptz, span interval, column_name text, seed text)
+CREATE FUNCTION exwiw_mask_noise(value timestamptz, span interval, column_name text, seed "any")
 RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'exwiw_mask_noise_timestamp'
 LANGUAGE C STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION exwiw_mask_noise(timestamptz, interval, text, text) IS
+COMMENT ON FUNCTION exwiw_mask_noise(timestamptz, interval, text, "any") IS
 'value moved by up to span, by an amount keyed by exwiw.mask_secret, column_name and seed, kept within the range of timestamptz';
 
 CREATE FUNCTION exwiw_mask_json(doc jsonb, spec jsonb)

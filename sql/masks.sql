@@ -102,6 +102,78 @@ SELECT max(exwiw_mask_noise('5874897-12-31'::date, '1000 days', 'born', i::text)
 FROM generate_series(1, 100) AS i;
 SELECT exwiw_mask_noise('infinity'::date, '30 days', 'born', '1') AS inf,
 	exwiw_mask_noise('-infinity'::timestamptz, '30 days', 'seen', '1') AS minus_inf;
+-- The seed is taken as its text, whatever its type: the generated query
+-- passes an integer key as it is, and gets what its text would give.
+SELECT bool_and(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i) =
+		exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::text)) AS int8_as_text,
+	bool_and(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::int4) =
+		exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::text)) AS int4_as_text,
+	bool_and(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', (i % 30000)::int2) =
+		exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', (i % 30000)::text)) AS int2_as_text,
+	bool_and(exwiw_mask_noise('2024-01-15'::date, '30 days', 'born', i) =
+		exwiw_mask_noise('2024-01-15'::date, '30 days', 'born', i::text)) AS date_int8_as_text,
+	bool_and(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::numeric) =
+		exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', i::text)) AS numeric_as_text,
+	bool_and(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', ('k' || i)::varchar) =
+		exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', 'k' || i)) AS varchar_as_text,
+	bool_and(exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', ROW(i, 'a')) =
+		exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', CAST(ROW(i, 'a') AS text))) AS row_as_text
+FROM unnest('{0,1,-1,9223372036854775807,-9223372036854775808}'::int8[] || ARRAY(SELECT generate_series(-3000, 3000, 7)::int8)) AS i
+WHERE i BETWEEN -2147483648 AND 2147483647;
+SELECT exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', 9223372036854775807) =
+	exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', '9223372036854775807') AS int8_max,
+	exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', NULL::int8) =
+	exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', '') AS null_as_empty;
+
+-- numeric(p, s): held to the typmod (rounded to its scale, within its
+-- precision), where a cast after the noise would fail; a negative scale and
+-- a scale above the precision too.  Without moving it (ratio 0), a value
+-- comes back byte for byte.
+CREATE TEMP TABLE typmods (a numeric(5,2), b numeric(3,-2), c numeric(2,3), d numeric(18,0), e numeric(20,2));
+CREATE TEMP VIEW typmod_of AS
+SELECT attname AS col, format_type(atttypid, atttypmod) AS type, atttypmod AS typmod
+FROM pg_attribute WHERE attrelid = 'typmods'::regclass AND attnum > 0;
+CREATE TEMP TABLE typmod_noise AS
+SELECT col, type, v, exwiw_mask_noise(v * sign, 1, 'numeric'::regtype, 'c', i, typmod) AS n
+FROM typmod_of JOIN (VALUES ('a', 999.99), ('b', 99900), ('c', 0.099), ('d', 999999999999999999),
+		('e', 999999999999999999.99), ('a', 'NaN')) AS t(col, v) USING (col),
+	generate_series(1, 60) AS i, unnest('{1,-1}'::int[]) AS sign;
+SELECT type, max(n) AS max, min(n) AS min, count(*) FROM typmod_noise GROUP BY type ORDER BY type;
+-- each value is one of its column's: stored as it is
+INSERT INTO typmods (a) SELECT n FROM typmod_noise WHERE col = 'a';
+INSERT INTO typmods (b) SELECT n FROM typmod_noise WHERE col = 'b';
+INSERT INTO typmods (c) SELECT n FROM typmod_noise WHERE col = 'c';
+INSERT INTO typmods (d) SELECT n FROM typmod_noise WHERE col = 'd';
+INSERT INTO typmods (e) SELECT n FROM typmod_noise WHERE col = 'e';
+SELECT (SELECT string_agg(n::text, ',' ORDER BY n) FROM typmod_noise) =
+	(SELECT string_agg(coalesce(a, b, c, d, e)::text, ',' ORDER BY coalesce(a, b, c, d, e)) FROM typmods) AS stored_as_is;
+-- Through an export: a noised numeric(5,2) near its bound is exported (a
+-- cast after the noise failed it: numeric field overflow) and every value
+-- fits the column.
+CREATE TABLE prices (id int PRIMARY KEY, price numeric(5,2));
+INSERT INTO prices SELECT i, CASE WHEN i % 2 = 0 THEN 999.99 ELSE -999.99 END FROM generate_series(1, 40) AS i;
+CREATE TEMP TABLE prices_cfg AS SELECT
+	'[{"name": "prices", "primary_key": "id", "columns": [{"name": "id"}, {"name": "price", "noise": {"ratio": 1}}]}]'::jsonb AS c;
+SELECT count(*) > 0 AS exported
+FROM exwiw_export('prices', ARRAY(SELECT i::text FROM generate_series(1, 40) AS i), (SELECT c FROM prices_cfg));
+SELECT position('numeric(5,2)' IN query) = 0 AS no_cast_after_noise FROM exwiw_plan('prices', '{1}', (SELECT c FROM prices_cfg))
+WHERE output IS NOT NULL;
+DO $$
+BEGIN
+	EXECUTE 'CREATE TEMP TABLE prices_out AS ' ||
+		(SELECT query FROM exwiw_plan('prices', ARRAY(SELECT i::text FROM generate_series(1, 40) AS i),
+									  (SELECT c FROM prices_cfg)) WHERE output IS NOT NULL);
+END $$;
+CREATE TEMP TABLE prices_copy (price numeric(5,2));
+INSERT INTO prices_copy SELECT price FROM prices_out;
+SELECT count(*), max(price), min(price), count(DISTINCT price) > 10 AS varies,
+	(SELECT string_agg(price::text, ',' ORDER BY price) FROM prices_out) =
+	(SELECT string_agg(price::text, ',' ORDER BY price) FROM prices_copy) AS stored_as_is
+FROM prices_out;
+SELECT count(*) > 1000 AS many,
+	bool_and(numeric_send(exwiw_mask_noise(v, 0, 'numeric'::regtype, 'c', 1)) = numeric_send(v)) AS same_bytes
+FROM (SELECT round((sin(i) * 10 ^ (i % 19))::numeric, i % 7) AS v FROM generate_series(1, 5000) AS i) s
+WHERE length(replace(replace(v::text, '-', ''), '.', '')) <= 18;
 
 -- JSON paths: only the named paths change, the rest of the document stays.
 SELECT exwiw_mask_json(profile, '[{"path": "$.profile.email", "pseudonym": "email"},
@@ -177,6 +249,23 @@ SET exwiw.mask_secret = 'long secret, long secret, long secret, long secret, lon
 SELECT exwiw_mask_pseudonym('alice@corp.test', 'email') AS longer_secret;
 SET exwiw.mask_secret = 'a secret of the regression tests, 1';
 SELECT exwiw_mask_pseudonym('alice@corp.test', 'email') AS first_again;
+-- The masks follow every change of the secret, those a transaction's end
+-- or a savepoint's rollback makes too (the keys are recomputed after each
+-- assignment of the setting).
+CREATE TEMP TABLE by_secret (step text, p text, n numeric);
+INSERT INTO by_secret SELECT 'first', exwiw_mask_pseudonym('alice@corp.test', 'email'), exwiw_mask_noise(1000::numeric, 0.5, 'numeric'::regtype, 'c', 1);
+BEGIN;
+SET LOCAL exwiw.mask_secret = 'another secret, of the regression tests';
+INSERT INTO by_secret SELECT 'local', exwiw_mask_pseudonym('alice@corp.test', 'email'), exwiw_mask_noise(1000::numeric, 0.5, 'numeric'::regtype, 'c', 1);
+SAVEPOINT s;
+SET LOCAL exwiw.mask_secret = 'short';
+SELECT exwiw_mask_noise(1000::numeric, 0.5, 'numeric'::regtype, 'c', 1);
+ROLLBACK TO s;
+INSERT INTO by_secret SELECT 'after savepoint', exwiw_mask_pseudonym('alice@corp.test', 'email'), exwiw_mask_noise(1000::numeric, 0.5, 'numeric'::regtype, 'c', 1);
+COMMIT;
+INSERT INTO by_secret SELECT 'after commit', exwiw_mask_pseudonym('alice@corp.test', 'email'), exwiw_mask_noise(1000::numeric, 0.5, 'numeric'::regtype, 'c', 1);
+SELECT b.step, b.p = f.p AS same_pseudonym, b.n = f.n AS same_noise
+FROM by_secret AS b, by_secret AS f WHERE f.step = 'first' AND b.step <> 'first' ORDER BY b.step;
 
 -- The SHA-256 under the masks (mask_hmac.c) has two implementations, portable
 -- C and the x86 SHA extensions (NULL where the CPU or the build has none;
@@ -220,6 +309,21 @@ SELECT bool_and(coalesce(hmac_test('sha_ni', k, d) = hmac_test('portable', k, d)
 FROM noise_bytes, generate_series(0, 150) AS kl, unnest('{0,1,54,55,56,63,64,65,119,120,200}'::int[]) AS n,
 	substring(b FROM 301 FOR kl) AS k, substring(b FROM 7 * kl % 50 + 1 FOR n) AS d;
 SELECT hmac_test('sha3', NULL, '');
+
+-- SipHash-2-4 under the noise (mask_siphash.c): the paper's test vector
+-- (key 00..0f, message 00..0e), and under the same key the messages 00..
+-- of other lengths, each as Rust's std::hash::SipHasher (an implementation
+-- of its own) gives them; a key of another length is an error.  The test
+-- function is not part of the extension's SQL.
+CREATE FUNCTION siphash_test(key bytea, data bytea) RETURNS bytea
+AS 'exwiw', 'exwiw_mask_siphash_test' LANGUAGE C;
+SELECT n, encode(siphash_test('\x000102030405060708090a0b0c0d0e0f',
+		substring('\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f'::bytea FROM 1 FOR n)), 'hex') = v AS same
+FROM (VALUES (0, '310e0edd47db6f72'), (1, 'fd67dc93c539f874'), (7, '37d1018bf50002ab'),
+	(8, '6224939a79f5f593'), (15, 'e545be4961ca29a1'), (16, 'db9bc2577fcc2a3f'),
+	(63, '724506eb4c328a95')) AS t(n, v) ORDER BY n;
+SELECT encode(siphash_test(convert_to('exwiw siphash k!', 'UTF8'), '\x616d6f756e7400313233343536373839'), 'hex') = 'ee5e56f8af3b6fe0' AS text_message;
+SELECT siphash_test('\x00', '');
 
 -- Fingerprints of many values, so that a faster computation is seen to
 -- give the same bytes: pseudonyms of values of every length from 1 to 300

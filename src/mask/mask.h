@@ -3,8 +3,8 @@
  * mask.h
  *	  The masks that are SQL-callable functions: their entry points
  *	  (mask_funcs.c), the engine of each (mask_*.c), the secret that keys
- *	  pseudonyms and noise (mask_secret.c, mask_hmac.c), and the helpers
- *	  the config checks share with the functions.
+ *	  pseudonyms and noise (mask_secret.c, mask_hmac.c, mask_siphash.c),
+ *	  and the helpers the config checks share with the functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +25,7 @@
 
 /* exwiw.mask_secret (mask_secret.c) */
 extern char *exwiw_mask_secret;
+extern uint64 exwiw_mask_secret_generation;
 
 extern void mask_define_settings(void);
 extern void mask_require_secret(void);
@@ -34,6 +35,7 @@ extern void mask_hmac(const char *tag, const char *a, size_t alen,
 extern bool mask_sha256_test(const char *impl_name, const uint8 *key,
 							 size_t key_len, const uint8 *data, size_t len,
 							 uint8 out[PG_SHA256_DIGEST_LENGTH]);
+extern uint64 mask_siphash(const uint8 k[16], const uint8 *msg, size_t len);
 extern double mask_unit_noise(const char *column, size_t column_len,
 							  const char *seed, size_t len);
 
@@ -52,7 +54,8 @@ extern char *mask_partial_value(const char *value, int len, int keep_start,
 extern char *mask_partial_build(const char *value, int len, int keep_start, int keep_end, const char *fill, int fill_len, bool keep_domain, int room, int *outlen);
 
 /* mask_noise.c */
-extern Numeric mask_noise_number(Datum value, double ratio, Oid type, double u);
+extern Numeric mask_noise_number(Datum value, double ratio, Oid type,
+								 int32 typmod, double u);
 extern double mask_noise_span_usecs(Interval *span);
 extern DateADT mask_noise_date(DateADT d, double span_us, double u);
 extern Timestamp mask_noise_timestamp(Timestamp t, double span_us, double u);

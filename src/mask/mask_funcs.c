@@ -10,10 +10,11 @@
  *	  exwiw_mask_pseudonym(value text, type text, locale text) RETURNS text
  *	  exwiw_mask_partial(value text, keep_start int, keep_end int,
  *						 fill text, keep_domain boolean) RETURNS text
- *	  exwiw_mask_noise(value numeric, ratio float8, type regtype,
- *					   column text, seed text) RETURNS numeric
+ *	  exwiw_mask_noise(value numeric, ratio float8, type oid,
+ *					   column text, seed "any", typmod int4)
+ *					   RETURNS numeric
  *	  exwiw_mask_noise(value date | timestamp | timestamptz, span interval,
- *					   column text, seed text) RETURNS the same type
+ *					   column text, seed "any") RETURNS the same type
  *	  exwiw_mask_json(value jsonb, spec jsonb) RETURNS jsonb
  *
  * exwiw--1.1.sql has the declarations; each engine file's header says what
@@ -28,6 +29,7 @@
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
@@ -38,6 +40,7 @@ PG_FUNCTION_INFO_V1(exwiw_mask_noise_date);
 PG_FUNCTION_INFO_V1(exwiw_mask_noise_timestamp);
 PG_FUNCTION_INFO_V1(exwiw_mask_json);
 PG_FUNCTION_INFO_V1(exwiw_mask_hmac_test);
+PG_FUNCTION_INFO_V1(exwiw_mask_siphash_test);
 
 /*
  * The type and locale arguments of one call site, checked: the same text
@@ -207,13 +210,32 @@ exwiw_mask_partial(PG_FUNCTION_ARGS)
 /*
  * noise_unit
  *		The noise masks' u (mask_unit_noise) for the arguments at colarg
- *		(the column, text) and seedarg (the row's seed, text, NULL as "").
+ *		(the column, text) and seedarg (the row's seed, "any" type; NULL as
+ *		""): the seed's bytes are its text, an integer's digits written here
+ *		(the bytes of its output function, which a CAST to text would call,
+ *		without the call and its two allocations: the generated query
+ *		passes an integer key as it is), a text's or varchar's own bytes,
+ *		any other type's output function's text.
  */
+/*
+ * The seed argument of one call site of a noise mask: its type, and for a
+ * type without a case of its own its output function, looked up once and
+ * kept in fn_extra.
+ */
+typedef struct NoiseSeed
+{
+	Oid			type;
+	FmgrInfo	out;
+}			NoiseSeed;
+
 static double
 noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 {
 	const char *column = "";
 	size_t		column_len = 0;
+	NoiseSeed  *ns = fcinfo->flinfo ? (NoiseSeed *) fcinfo->flinfo->fn_extra : NULL;
+	Oid			type;
+	char		digits[MAXINT8LEN + 1];
 
 	if (!PG_ARGISNULL(colarg))
 	{
@@ -224,37 +246,82 @@ noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 	}
 	if (PG_ARGISNULL(seedarg))
 		return mask_unit_noise(column, column_len, "", 0);
-	else
+	if (ns == NULL && fcinfo->flinfo)
 	{
-		text	   *seed = PG_GETARG_TEXT_PP(seedarg);
+		Oid			out;
+		bool		isvarlena;
 
-		return mask_unit_noise(column, column_len, VARDATA_ANY(seed),
-							   VARSIZE_ANY_EXHDR(seed));
+		ns = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(NoiseSeed));
+		ns->type = get_fn_expr_argtype(fcinfo->flinfo, seedarg);
+		if (OidIsValid(ns->type))
+		{
+			getTypeOutputInfo(ns->type, &out, &isvarlena);
+			fmgr_info_cxt(out, &ns->out, fcinfo->flinfo->fn_mcxt);
+		}
+		fcinfo->flinfo->fn_extra = ns;
+	}
+	type = ns ? ns->type : InvalidOid;
+	switch (type)
+	{
+		case INT8OID:
+			return mask_unit_noise(column, column_len, digits,
+								   pg_lltoa(PG_GETARG_INT64(seedarg), digits));
+		case INT4OID:
+			return mask_unit_noise(column, column_len, digits,
+								   pg_ltoa(PG_GETARG_INT32(seedarg), digits));
+		case INT2OID:
+			return mask_unit_noise(column, column_len, digits,
+								   pg_ltoa((int32) PG_GETARG_INT16(seedarg), digits));
+		case UNKNOWNOID:		/* a literal: its cstring */
+			{
+				const char *seed = PG_GETARG_CSTRING(seedarg);
+
+				return mask_unit_noise(column, column_len, seed, strlen(seed));
+			}
+		case InvalidOid:		/* a call from C: text */
+		case TEXTOID:
+		case VARCHAROID:
+			{
+				text	   *seed = PG_GETARG_TEXT_PP(seedarg);
+
+				return mask_unit_noise(column, column_len, VARDATA_ANY(seed),
+									   VARSIZE_ANY_EXHDR(seed));
+			}
+		default:
+			{
+				char	   *seed = OutputFunctionCall(&ns->out, PG_GETARG_DATUM(seedarg));
+
+				return mask_unit_noise(column, column_len, seed, strlen(seed));
+			}
 	}
 }
 
 /*
  * exwiw_mask_noise_numeric
  *		SQL entry point, the number form (mask_noise.c).  NULL value: NULL;
- *		NULL ratio: 0; NULL type: numeric.
+ *		NULL ratio: 0; NULL type: numeric; NULL or no typmod: -1 (none).
  */
 Datum
 exwiw_mask_noise_numeric(PG_FUNCTION_ARGS)
 {
 	double		ratio;
 	Oid			type;
+	int32		typmod = -1;
 	double		u;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	ratio = PG_ARGISNULL(1) ? 0 : PG_GETARG_FLOAT8(1);
 	type = PG_ARGISNULL(2) ? NUMERICOID : PG_GETARG_OID(2);
+	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
+		typmod = PG_GETARG_INT32(5);
 	if (!(ratio >= 0 && ratio <= 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the ratio of a noise mask must be between 0 and 1")));
 	u = noise_unit(fcinfo, 3, 4);
-	PG_RETURN_NUMERIC(mask_noise_number(PG_GETARG_DATUM(0), ratio, type, u));
+	PG_RETURN_NUMERIC(mask_noise_number(PG_GETARG_DATUM(0), ratio, type,
+										typmod, u));
 }
 
 /*
@@ -348,5 +415,40 @@ exwiw_mask_hmac_test(PG_FUNCTION_ARGS)
 						  VARSIZE_ANY_EXHDR(data),
 						  (uint8 *) VARDATA(result)))
 		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(result);
+}
+
+/*
+ * exwiw_mask_siphash_test
+ *		SQL entry point for the regression tests only (sql/masks.sql
+ *		declares it; it is not part of the extension's SQL):
+ *		exwiw_mask_siphash_test(key bytea, data bytea) RETURNS bytea,
+ *		SipHash-2-4(key, data) (mask_siphash.c) as its 8 bytes, least
+ *		significant first, as the paper's test vectors print them.  A key
+ *		of other than 16 bytes is an error; NULL key or data: NULL.
+ */
+Datum
+exwiw_mask_siphash_test(PG_FUNCTION_ARGS)
+{
+	bytea	   *key;
+	bytea	   *data;
+	bytea	   *result;
+	uint64		v;
+	int			i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	key = PG_GETARG_BYTEA_PP(0);
+	data = PG_GETARG_BYTEA_PP(1);
+	if (VARSIZE_ANY_EXHDR(key) != 16)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a SipHash key must be 16 bytes")));
+	v = mask_siphash((const uint8 *) VARDATA_ANY(key),
+					 (const uint8 *) VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data));
+	result = palloc(VARHDRSZ + 8);
+	SET_VARSIZE(result, VARHDRSZ + 8);
+	for (i = 0; i < 8; i++)
+		((uint8 *) VARDATA(result))[i] = (uint8) (v >> (8 * i));
 	PG_RETURN_BYTEA_P(result);
 }

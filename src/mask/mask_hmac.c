@@ -97,6 +97,9 @@ static const uint32 sha256_iv[8] = {
 /* The secret the states below were computed from (a copy), or NULL. */
 static char *keyed_secret = NULL;
 static size_t keyed_secret_len;
+
+/* exwiw_mask_secret_generation when the secret was last checked and keyed */
+static uint64 keyed_generation = 0;
 static uint32 inner_state[8];
 static uint32 outer_state[8];
 
@@ -626,13 +629,17 @@ mask_hmac(const char *tag, const char *a, size_t alen, const char *b,
 	size_t		tlen = strlen(tag);
 	size_t		mlen = tlen + 1 + alen + 1 + blen;
 
-	/* the secret the states are of (so it passed), or check and key it */
-	if (keyed_secret == NULL || exwiw_mask_secret == NULL ||
-		strcmp(keyed_secret, exwiw_mask_secret) != 0)
+	/*
+	 * the secret is the one the states are of (so it passed) while no
+	 * assignment came since; else check and key it
+	 */
+	if (keyed_generation != exwiw_mask_secret_generation || keyed_secret == NULL)
 	{
 		mask_require_secret();
 		key_states();
+		keyed_generation = exwiw_mask_secret_generation;
 	}
+	Assert(strcmp(keyed_secret, exwiw_mask_secret) == 0);
 	if (mlen <= SHA256_BLOCK - 9)
 	{
 		/* the message laid out in its block */

@@ -5,17 +5,19 @@
  *	  are in mask_funcs.c): move a number or a date by a random amount
  *	  that repeats from run to run.
  *
- *	  exwiw_mask_noise(value numeric, ratio float8, type regtype,
- *					   column text, seed text) RETURNS numeric
+ *	  exwiw_mask_noise(value numeric, ratio float8, type oid,
+ *					   column text, seed "any", typmod int4)
+ *					   RETURNS numeric
  *	  exwiw_mask_noise(value date | timestamp | timestamptz, span interval,
- *					   column text, seed text) RETURNS the same type
+ *					   column text, seed "any") RETURNS the same type
  *
  * The amount is u * ratio * value for a number, u * span for a date or a
  * time, with u in [-1, 1] from the secret, the column's name and the row's
  * seed (its key as text; mask_unit_noise): the same row moves by the same
  * amount in every run, and without the secret the amount is unknown.  A
  * number is rounded to its own scale (to an integer for an integer type)
- * and kept within the range of type; a date or a time stays within its
+ * and kept within the range of type (a numeric with a typmod: rounded to
+ * its scale, held to its precision); a date or a time stays within its
  * type's range (the span counts a month as 30 days).  NULL, NaN and the
  * infinities are kept.
  *
@@ -204,9 +206,10 @@ check_unscaled(Numeric v, int64 u, int scale)
 /*
  * numeric_from_unscaled
  *		r / 10^scale (scale at most 18) at display scale "scale", as
- *		numeric.c's make_result stores it (the format above): each decimal
- *		digit of |r| added into its base-10000 digit, leading and trailing
- *		zero digits stripped, a zero of weight 0 and positive.  The same
+ *		numeric.c's make_result stores it (the format above): |r| cut into
+ *		its base-10000 digits from the lowest (whose last decimal digit is
+ *		the scale's), leading and trailing zero digits stripped, a zero of
+ *		weight 0 and positive.  The same
  *		bytes as int64_div_fast_to_numeric(r, scale) (int64_to_numeric for
  *		scale 0), which an assertion checks, without its intermediate
  *		allocations.
@@ -223,18 +226,33 @@ numeric_from_unscaled(int64 r, int scale)
 	int			n;
 	uint16		h;
 	Numeric		result;
+	static const int16 pow10[] = {1, 10, 100, 1000, 10000};
+	int			k = scale % 4 == 0 ? 4 : scale % 4;
+	int			w;
 
+	/*
+	 * the base-10000 digits from the lowest, weight -base: its k decimal
+	 * digits are the lowest ones of a, at the top of the group; then four
+	 * decimal digits a group
+	 */
 	memset(groups, 0, sizeof(groups));
-	for (t = 0; a > 0; t++, a /= 10)
+	for (w = -base; a > 0; w++)
 	{
-		int			e = t - scale;
-		int			w = e >= 0 ? e / 4 : -((-e + 3) / 4);
-		int			c = a % 10;
-		static const int16 pow10[] = {1, 10, 100, 1000};
+		int			g;
 
-		if (c == 0)
+		if (w == -base)
+		{
+			g = (int) (a % pow10[k]) * pow10[4 - k];
+			a /= pow10[k];
+		}
+		else
+		{
+			g = (int) (a % 10000);
+			a /= 10000;
+		}
+		if (g == 0)
 			continue;
-		groups[base + w] += c * pow10[e - 4 * w];
+		groups[base + w] = (int16) g;
 		lo = Min(lo, w);
 		hi = Max(hi, w);
 	}
@@ -264,14 +282,60 @@ numeric_from_unscaled(int64 r, int scale)
 }
 
 /*
+ * A numeric column's typmod, as numeric.c encodes it (a precision of 1 to
+ * 1000 in the high 16 bits, a scale of -1000 to 1000 in the low 11, after
+ * VARHDRSZ; the same in every supported major), read here since numeric.c
+ * keeps its readers static.  Its values are the multiples of 10^-scale of
+ * absolute value at most (10^precision - 1) * 10^-scale.
+ */
+#define NUMERIC_TYPMOD_VALID(typmod)	((typmod) >= (int32) VARHDRSZ)
+#define NUMERIC_TYPMOD_PRECISION(typmod)	((((typmod) - VARHDRSZ) >> 16) & 0xffff)
+#define NUMERIC_TYPMOD_SCALE(typmod)	(((((typmod) - VARHDRSZ) & 0x7ff) ^ 1024) - 1024)
+
+/*
+ * typmod_bound
+ *		The largest absolute value of numeric(precision, scale): precision
+ *		nines, at scale "scale" (shifted left for a negative scale).
+ */
+static Numeric
+typmod_bound(int precision, int scale)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	if (scale <= 0)
+	{
+		for (i = 0; i < precision; i++)
+			appendStringInfoChar(&s, '9');
+		for (i = 0; i < -scale; i++)
+			appendStringInfoChar(&s, '0');
+	}
+	else
+	{
+		for (i = 0; i < precision - scale; i++)
+			appendStringInfoChar(&s, '9');
+		appendStringInfoString(&s, precision > scale ? "." : "0.");
+		for (i = 0; i < scale - precision; i++)
+			appendStringInfoChar(&s, '0');
+		for (i = 0; i < Min(precision, scale); i++)
+			appendStringInfoChar(&s, '9');
+	}
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(s.data),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+}
+
+/*
  * noise_fast
  *		The number form computed on the value's unscaled digits u as an
  *		int64 at scale (numeric_unscaled), for the common case.  Same
  *		result rule as the numeric path below: v + v * u * ratio at v's
- *		scale, integers within their type's range.
+ *		scale, integers within their type's range, and within max_unscaled
+ *		(the unscaled bound of the column's typmod; 0 for none).
  */
 static Numeric
-noise_fast(int64 u, int scale, double f, Oid type)
+noise_fast(int64 u, int scale, double f, Oid type, int64 max_unscaled)
 {
 	int64		r;
 
@@ -280,6 +344,8 @@ noise_fast(int64 u, int scale, double f, Oid type)
 		r = Max(PG_INT16_MIN, Min(PG_INT16_MAX, r));
 	else if (type == INT4OID)
 		r = Max(PG_INT32_MIN, Min(PG_INT32_MAX, r));
+	if (max_unscaled > 0)
+		r = Max(-max_unscaled, Min(max_unscaled, r));
 	return numeric_from_unscaled(r, scale);
 }
 
@@ -287,10 +353,14 @@ noise_fast(int64 u, int scale, double f, Oid type)
  * mask_noise_number
  *		The number form, see the file header: value (a numeric datum, not
  *		NULL) moved by u * ratio of itself (ratio in [0, 1], u in [-1, 1]),
- *		held to the range of type, the column's type.
+ *		held to the range of type, the column's type, and for a numeric
+ *		with a typmod (-1: none) rounded to its scale and held to its
+ *		precision, so that the value needs no cast to the column's type
+ *		(which, before, failed the export with "numeric field overflow"
+ *		when the noise crossed the precision).
  */
 Numeric
-mask_noise_number(Datum value, double ratio, Oid type, double u)
+mask_noise_number(Datum value, double ratio, Oid type, int32 typmod, double u)
 {
 	/* read in place (a short varlena header is not copied away) */
 	struct varlena *packed = PG_DETOAST_DATUM_PACKED(value);
@@ -299,15 +369,26 @@ mask_noise_number(Datum value, double ratio, Oid type, double u)
 	int32		scale;
 	int64		unscaled;
 	int			uscale;
+	bool		has_typmod = type == NUMERICOID && NUMERIC_TYPMOD_VALID(typmod);
+	int			tprec = has_typmod ? NUMERIC_TYPMOD_PRECISION(typmod) : 0;
+	int			tscale = has_typmod ? NUMERIC_TYPMOD_SCALE(typmod) : 0;
 
 	if (type != FLOAT4OID && type != FLOAT8OID &&
 		numeric_unscaled(VARDATA_ANY(packed), VARSIZE_ANY_EXHDR(packed),
-						 &unscaled, &uscale))
+						 &unscaled, &uscale) &&
+		(!has_typmod || (tscale == uscale && tprec <= 18)))
 	{
+		int64		max_unscaled = 0;
+		int			i;
+
 #ifdef USE_ASSERT_CHECKING
 		check_unscaled(DatumGetNumeric(value), unscaled, uscale);
 #endif
-		return noise_fast(unscaled, uscale, u * ratio, type);
+		if (has_typmod)
+			for (max_unscaled = 1, i = 0; i < tprec; i++)
+				max_unscaled *= 10;
+		return noise_fast(unscaled, uscale, u * ratio, type,
+						  max_unscaled > 0 ? max_unscaled - 1 : 0);
 	}
 	v = DatumGetNumeric(value);
 	if (numeric_is_nan(v) || numeric_is_inf(v))
@@ -343,8 +424,18 @@ mask_noise_number(Datum value, double ratio, Oid type, double u)
 	}
 	if (type == FLOAT4OID || type == FLOAT8OID)
 		return r;
+	if (has_typmod)
+		scale = tscale;
 	r = DatumGetNumeric(DirectFunctionCall2(numeric_round, NumericGetDatum(r),
 											Int32GetDatum(scale)));
+	if (has_typmod)
+	{
+		Numeric		hi = typmod_bound(tprec, tscale);
+
+		r = clamp_numeric(r, DatumGetNumeric(DirectFunctionCall1(numeric_uminus,
+																 NumericGetDatum(hi))),
+						  hi);
+	}
 	/* rounding may have crossed a bound by less than one unit */
 	if (type == INT2OID)
 		r = clamp_numeric(r, int64_to_numeric(PG_INT16_MIN), int64_to_numeric(PG_INT16_MAX));

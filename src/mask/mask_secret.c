@@ -9,16 +9,18 @@
  * pg_read_all_settings.  It has no default: a mask that needs it refuses
  * to run while it is unset or shorter than MASK_SECRET_MIN_LEN bytes, and
  * no message quotes it.  There is deliberately no check hook: a rejected
- * value would be quoted by the GUC machinery's own message.
+ * value would be quoted by the GUC machinery's own message (the assign
+ * hook only counts assignments).
  *
  * The masks never see the secret in SQL text: the generated SELECT calls
  * exwiw_mask_pseudonym() and exwiw_mask_noise(), which read it here, so
  * log_statement never logs it.
  *
- * Every derivation is HMAC-SHA-256 (mask_hmac.c) keyed by the secret,
- * over a tag naming the mask, a NUL, then the mask's inputs separated by a
- * NUL: without the secret, a dictionary of originals cannot be matched
- * against the output.
+ * A pseudonym is HMAC-SHA-256 (mask_hmac.c) keyed by the secret, over a
+ * tag naming the mask, a NUL, then the mask's inputs separated by a NUL:
+ * without the secret, a dictionary of originals cannot be matched against
+ * the output.  The noise, one short keyed number per row, is SipHash-2-4
+ * (mask_siphash.c) under a key derived from the secret by the same HMAC.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +30,25 @@
 #include "utils/guc.h"
 
 char	   *exwiw_mask_secret = NULL;
+
+/*
+ * Counts the assignments of exwiw.mask_secret (its assign hook, which the
+ * GUC machinery calls on every change, a RESET or a transaction's end
+ * included): the keyed states and the noise key are recomputed when it
+ * moves, instead of comparing the secret with a copy on every value.
+ */
+uint64		exwiw_mask_secret_generation = 0;
+
+/*
+ * assign_mask_secret
+ *		The setting's assign hook: count the assignment.  It never looks at
+ *		the value (nor could a message quote it).
+ */
+static void
+assign_mask_secret(const char *newval, void *extra)
+{
+	exwiw_mask_secret_generation++;
+}
 
 /*
  * mask_define_settings
@@ -43,7 +64,7 @@ mask_define_settings(void)
 							   NULL,
 							   PGC_SUSET,
 							   GUC_SUPERUSER_ONLY | GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
-							   NULL, NULL, NULL);
+							   NULL, assign_mask_secret, NULL);
 }
 
 /*
@@ -69,23 +90,56 @@ mask_require_secret(void)
 }
 
 /*
+ * noise_key
+ *		The SipHash key of the noise mask (mask_siphash.c): the first 16
+ *		bytes of HMAC-SHA-256(secret, "noise key"), derived when the secret
+ *		is first used and again after each assignment of it.  Errors out without a
+ *		secret (mask_hmac).
+ */
+static const uint8 *
+noise_key(void)
+{
+	static uint8 key[16];
+	static uint64 keyed_generation = 0;
+
+	if (keyed_generation != exwiw_mask_secret_generation)
+	{
+		uint8		d[PG_SHA256_DIGEST_LENGTH];
+
+		mask_hmac("noise key", "", 0, "", 0, d);
+		memcpy(key, d, sizeof(key));
+		explicit_bzero(d, sizeof(d));
+		keyed_generation = exwiw_mask_secret_generation;
+	}
+	return key;
+}
+
+/*
  * mask_unit_noise
  *		A number in [-1, 1], uniform, from the secret, the column's name
  *		(column_len bytes) and the row's seed (its key as text, len
- *		bytes): the same row gets the same noise in every run, and the
- *		noise cannot be undone without the secret.
+ *		bytes): SipHash-2-4 under the secret's noise key of column || NUL
+ *		|| seed, its top 53 bits.  The same row gets the same noise in
+ *		every run, and the noise cannot be undone without the secret.
  */
 double
 mask_unit_noise(const char *column, size_t column_len, const char *seed,
 				size_t len)
 {
-	uint8		d[PG_SHA256_DIGEST_LENGTH];
-	uint64		v = 0;
-	int			i;
+	const uint8 *key = noise_key();
+	uint8		buf[128];
+	uint8	   *m = buf;
+	size_t		mlen = column_len + 1 + len;
+	uint64		v;
 
-	mask_hmac("noise", column, column_len, seed, len, d);
-	for (i = 0; i < 8; i++)
-		v = (v << 8) | d[i];
+	if (mlen > sizeof(buf))
+		m = palloc(mlen);
+	memcpy(m, column, column_len);
+	m[column_len] = 0;
+	memcpy(m + column_len + 1, seed, len);
+	v = mask_siphash(key, m, mlen);
+	if (m != buf)
+		pfree(m);
 	/* 53 bits, as a double in [0, 1], then to [-1, 1] */
 	return ((double) (v >> 11) / (double) ((UINT64CONST(1) << 53) - 1)) * 2.0 - 1.0;
 }

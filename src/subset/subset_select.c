@@ -31,9 +31,11 @@
 
 /*
  * row_seed
- *		The text that seeds a noise mask of column qc: the row's primary key
- *		as text (a row of its columns for a composite key), or the value
- *		itself in a table without one.
+ *		The seed of a noise mask of column qc: the row's primary key as text
+ *		(a row of its columns for a composite key), or the value itself in
+ *		a table without one.  A key of one integer column is passed as it
+ *		is: the function writes its digits itself (mask_funcs.c,
+ *		noise_unit), the same text without a cast's two calls a row.
  */
 static void
 row_seed(StringInfo s, SubsetTable *t, const char *alias, const char *qc)
@@ -43,6 +45,13 @@ row_seed(StringInfo s, SubsetTable *t, const char *alias, const char *qc)
 	if (t->pk.n == 0)
 	{
 		appendStringInfo(s, "CAST(%s.%s AS pg_catalog.text)", alias, qc);
+		return;
+	}
+	if (t->pk.n == 1 && (t->pk.typids[0] == INT2OID ||
+						 t->pk.typids[0] == INT4OID ||
+						 t->pk.typids[0] == INT8OID))
+	{
+		appendStringInfo(s, "%s.%s", alias, quote_identifier(t->pk.names[0]));
 		return;
 	}
 	appendStringInfoString(s, t->pk.n > 1 ? "CAST(ROW(" : "CAST(");
@@ -101,6 +110,20 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(%s.%s, CAST(", qs, alias, qc);
 				subset_append_literal(&s, c->noise_interval);
 				appendStringInfoString(&s, " AS pg_catalog.interval), ");
+			}
+			else if (c->typid == NUMERICOID && c->typmod >= 0)
+			{
+				/*
+				 * numeric(p, s): the function holds the value to the typmod,
+				 * so no cast (a call a row) is needed
+				 */
+				appendStringInfo(&s, "%s.exwiw_mask_noise(%s.%s, CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
+								 qs, alias, qc, c->noise_ratio, NUMERICOID);
+				subset_append_literal(&s, c->name);
+				appendStringInfoString(&s, ", ");
+				row_seed(&s, t, alias, qc);
+				appendStringInfo(&s, ", %d)", c->typmod);
+				break;
 			}
 			else
 				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(CAST(%s.%s AS pg_catalog.numeric), CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
