@@ -129,6 +129,10 @@ SELECT exwiw_mask_noise(1000::numeric, 0.1, 'int4'::regtype, 'c', 92233720368547
 -- precision), where a cast after the noise would fail; a negative scale and
 -- a scale above the precision too.  Without moving it (ratio 0), a value
 -- comes back byte for byte.
+SELECT exwiw_mask_noise(5::numeric, 0.5, 'numeric'::regtype, 'c', 1, 4);
+SELECT exwiw_mask_noise(5::numeric, 0.5, 'numeric'::regtype, 'c', 1, 2147483647);
+SELECT exwiw_mask_noise(5::numeric, 0.5, 'int4'::regtype, 'c', 1, 327686);
+SELECT exwiw_mask_noise(5::numeric, 0.5, 'numeric'::regtype, 'c', 1, NULL) AS null_typmod_is_none;
 CREATE TEMP TABLE typmods (a numeric(5,2), b numeric(3,-2), c numeric(2,3), d numeric(18,0), e numeric(20,2));
 CREATE TEMP VIEW typmod_of AS
 SELECT attname AS col, format_type(atttypid, atttypmod) AS type, atttypmod AS typmod

@@ -369,9 +369,17 @@ mask_noise_number(Datum value, double ratio, Oid type, int32 typmod, double u)
 	int32		scale;
 	int64		unscaled;
 	int			uscale;
-	bool		has_typmod = type == NUMERICOID && NUMERIC_TYPMOD_VALID(typmod);
+	bool		has_typmod = typmod != -1;
 	int			tprec = has_typmod ? NUMERIC_TYPMOD_PRECISION(typmod) : 0;
 	int			tscale = has_typmod ? NUMERIC_TYPMOD_SCALE(typmod) : 0;
+
+	/* numeric.c's own limits, NUMERIC_MAX_PRECISION and the scale's */
+	if (has_typmod && (type != NUMERICOID || !NUMERIC_TYPMOD_VALID(typmod) ||
+					   tprec < 1 || tprec > 1000 || tscale < -1000 || tscale > 1000))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%d is not a typmod of numeric", typmod),
+				 errhint("Pass the numeric column's atttypmod, or -1 for none.")));
 
 	if (type != FLOAT4OID && type != FLOAT8OID &&
 		numeric_unscaled(VARDATA_ANY(packed), VARSIZE_ANY_EXHDR(packed),
