@@ -76,8 +76,8 @@ fake_login(bool email, FakeDigest g, int room, int *len)
 {
 	static const char hex[] = "0123456789abcdef";
 	static const char domain[] = "@example.com";
-	const char *first = PICK(fake_first_names, fake_first_names_n, g.index);
-	const char *last = PICK(fake_last_names, fake_last_names_n, g.index / fake_first_names_n);
+	const char *first = PICK(fake_first_names, FAKE_FIRST_NAMES_N, g.index);
+	const char *last = PICK(fake_last_names, FAKE_LAST_NAMES_N, g.index / FAKE_FIRST_NAMES_N);
 	size_t		first_len = strlen(first);
 	size_t		last_len = strlen(last);
 	char	   *r = palloc(room + first_len + 1 + last_len + 1 + 16 + sizeof(domain));

@@ -30,6 +30,15 @@ extern FakeDigest fake_digest(const char *seed, size_t len);
 extern char *fake_value(const char *type, bool ja, FakeDigest g);
 extern char *fake_login(bool email, FakeDigest g, int room, int *len);
 
+/*
+ * The sizes of the English name pools as constants (fake_words.c checks
+ * them), so that picking a login's names from a digest, once per masked
+ * e-mail, divides by a constant (a multiplication) instead of by a
+ * variable.
+ */
+#define FAKE_FIRST_NAMES_N 104
+#define FAKE_LAST_NAMES_N 96
+
 extern const char *const fake_first_names[];
 extern const int fake_first_names_n;
 extern const char *const fake_last_names[];

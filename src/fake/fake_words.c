@@ -31,6 +31,9 @@ const char *const fake_first_names[] = {
 };
 const int	fake_first_names_n = lengthof(fake_first_names);
 
+StaticAssertDecl(lengthof(fake_first_names) == FAKE_FIRST_NAMES_N,
+				 "FAKE_FIRST_NAMES_N is the size of fake_first_names");
+
 const char *const fake_last_names[] = {
 	"Abbott", "Adams", "Ahmed", "Alvarez", "Andersen", "Baker", "Bauer", "Bennett",
 	"Berg", "Brooks", "Campbell", "Carter", "Castro", "Chang", "Clarke", "Cohen",
@@ -46,6 +49,9 @@ const char *const fake_last_names[] = {
 	"Weber", "Wong", "Wood", "Wright", "Yang", "Young", "Zhang", "Zimmer"
 };
 const int	fake_last_names_n = lengthof(fake_last_names);
+
+StaticAssertDecl(lengthof(fake_last_names) == FAKE_LAST_NAMES_N,
+				 "FAKE_LAST_NAMES_N is the size of fake_last_names");
 
 const char *const fake_streets[] = {
 	"Acorn", "Alder", "Amber", "Ash", "Aspen", "Bay", "Beacon", "Birch",

@@ -83,6 +83,18 @@ float_numeric(double d)
 #define NUM_SHORT_WEIGHT_MASK	0x003F
 #define NUM_DSCALE_MASK		0x3FFF
 
+/* 10^0 .. 10^18, the powers of ten an int64 holds */
+static const int64 pow10_int64[19] = {
+	INT64CONST(1), INT64CONST(10), INT64CONST(100), INT64CONST(1000),
+	INT64CONST(10000), INT64CONST(100000), INT64CONST(1000000),
+	INT64CONST(10000000), INT64CONST(100000000), INT64CONST(1000000000),
+	INT64CONST(10000000000), INT64CONST(100000000000),
+	INT64CONST(1000000000000), INT64CONST(10000000000000),
+	INT64CONST(100000000000000), INT64CONST(1000000000000000),
+	INT64CONST(10000000000000000), INT64CONST(100000000000000000),
+	INT64CONST(1000000000000000000)
+};
+
 /*
  * numeric_unscaled
  *		Read the numeric at data (len bytes after its varlena header, any
@@ -148,20 +160,11 @@ numeric_unscaled(const char *data, size_t len, int64 *u, int *scale)
 		int			e = 4 * (weight - i) + dscale;
 
 		memcpy(&d, digits + i * sizeof(int16), sizeof(d));
+		/* e <= 18: the text has at most 18 digits (above) */
 		if (e >= 0)
-		{
-			int64		p = d;
-
-			while (e-- > 0)
-				p *= 10;
-			v += p;
-		}
+			v += d * pow10_int64[e];
 		else if (e > -4)
-		{
-			while (e++ < 0)
-				d /= 10;
-			v += d;
-		}
+			v += d / (int16) pow10_int64[-e];
 	}
 	*u = neg ? -v : v;
 	*scale = dscale;
@@ -386,17 +389,11 @@ mask_noise_number(Datum value, double ratio, Oid type, int32 typmod, double u)
 						 &unscaled, &uscale) &&
 		(!has_typmod || (tscale == uscale && tprec <= 18)))
 	{
-		int64		max_unscaled = 0;
-		int			i;
-
 #ifdef USE_ASSERT_CHECKING
 		check_unscaled(DatumGetNumeric(value), unscaled, uscale);
 #endif
-		if (has_typmod)
-			for (max_unscaled = 1, i = 0; i < tprec; i++)
-				max_unscaled *= 10;
 		return noise_fast(unscaled, uscale, u * ratio, type,
-						  max_unscaled > 0 ? max_unscaled - 1 : 0);
+						  has_typmod ? pow10_int64[tprec] - 1 : 0);
 	}
 	v = DatumGetNumeric(value);
 	if (numeric_is_nan(v) || numeric_is_inf(v))

@@ -61,7 +61,16 @@ mask_partial_build(const char *value, int len, int keep_start, int keep_end,
 		if (i >= 0)
 			mlen = i;
 	}
-	for (i = 0; i < mlen; i++)
+	/* ASCII: no byte with its high bit set, eight bytes at a time */
+	for (i = 0; i + 8 <= mlen; i += 8)
+	{
+		uint64		w;
+
+		memcpy(&w, value + i, sizeof(w));
+		if (w & UINT64CONST(0x8080808080808080))
+			break;
+	}
+	for (; i < mlen; i++)
 		if ((unsigned char) value[i] >= 0x80)
 		{
 			ascii = false;
