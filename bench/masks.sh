@@ -10,7 +10,8 @@
 # exwiw_export, server side, into COPY ... TO '/dev/null', called as the
 # client calls it, in the select list, so that its rows stream (called in
 # FROM, PostgreSQL's function scan would first store all of them in a
-# tuplestore, which spills the 130 MB to a temporary file):
+# tuplestore, which spills the 130 MB to a temporary file; MASKS_CALL=from
+# measures that form, the one of the figures before 2026-12-04):
 #
 #   unmasked   the columns as they are
 #   masked     email: pseudonym (HMAC-SHA-256 under exwiw.mask_secret),
@@ -25,6 +26,11 @@ source "$(dirname "$0")/common.sh"
 cd "$EXWIW_ROOT"
 
 rows=${1:-1000000}
+case ${MASKS_CALL:-select} in
+select) from=false ;;
+from) from=true ;;
+*) echo "MASKS_CALL is select or from" >&2; exit 2 ;;
+esac
 bench_cluster "shared_buffers = 512MB" "exwiw.mask_secret = 'bench secret of bench/masks.sh 1234'"
 exwiw_log "filling bench_t with $rows rows"
 bench_fill_mixed "$rows" bench_t
@@ -52,13 +58,17 @@ names="unmasked masked pseudonym partial noise"
 export_once() {
 	local f
 	f=$(mktemp)
-	psql -X -q -v ON_ERROR_STOP=1 -v cfg="$1" -v f="$f" >"$f.out" <<'SQL'
+	psql -X -q -v ON_ERROR_STOP=1 -v cfg="$1" -v f="$f" -v from="$from" >"$f.out" <<'SQL'
 SELECT pg_backend_pid() AS pid \gset
 \setenv BPID :pid
 \setenv F :f
 \! awk '{ print $14 + $15 }' /proc/$BPID/stat >$F.before
 \timing on
+\if :from
+COPY (SELECT chunk FROM exwiw_export(NULL, '{1}', :'cfg')) TO '/dev/null';
+\else
 COPY (SELECT (e).chunk FROM (SELECT exwiw_export(NULL, '{1}', :'cfg') AS e) s) TO '/dev/null';
+\endif
 \timing off
 \! awk '{ print $14 + $15 }' /proc/$BPID/stat >$F.after
 SQL
@@ -77,7 +87,7 @@ for i in $(seq "$runs"); do  # interleaved, best of each kept
 		cpu[$n]=$(min "$c" "${cpu[$n]:-999999}")
 	done
 done
-echo "rows $rows, best of $runs runs each, $(uptime | sed 's/.*load average/load average/')"
+echo "rows $rows, exwiw_export called in ${MASKS_CALL:-select}, best of $runs runs each, $(uptime | sed 's/.*load average/load average/')"
 for n in $names; do
 	printf '  %-10s %6.2f s  (backend CPU %6.2f s)  %+.2f s  (CPU %+.2f s)\n' "$n" "${wall[$n]}" "${cpu[$n]}" \
 		"$(echo "${wall[$n]} - ${wall[unmasked]}" | bc)" "$(echo "${cpu[$n]} - ${cpu[unmasked]}" | bc)"
