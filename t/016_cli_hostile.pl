@@ -154,7 +154,8 @@ write_file(
 case "\${1:-}" in -V | --version) exec "$real_pgdump" "\$@" ;; esac
 tr '\\0' '\\n' </proc/\$\$/cmdline >"$work/pgdump.argv"
 env >"$work/pgdump.env"
-awk '/^SigIgn/ { print \$2 }' /proc/self/status >"$work/pgdump.sigign"
+# the script's own mask (/proc/\$\$): gawk, unlike mawk, ignores SIGPIPE itself
+sed -n 's/^SigIgn:[[:space:]]*//p' /proc/\$\$/status >"$work/pgdump.sigign"
 # its output is its standard output, a hidden file in the temporary directory
 stat -c %a "\$(dirname "\$(readlink /proc/\$\$/fd/1)")" >"$work/pgdump.tmpmode"
 exec "$real_pgdump" "\$@"
@@ -241,7 +242,7 @@ my $hook = "$work/hook dir/h;touch pwned;\$(touch pwned2).sh";
 write_file(
 	$hook, <<"EOF", 0755);
 #!/bin/bash
-awk '/^SigIgn/ { print \$2 }' /proc/self/status >"$work/hook.sigign"
+sed -n 's/^SigIgn:[[:space:]]*//p' /proc/\$\$/status >"$work/hook.sigign"
 echo "\$EXWIW_OUTPUT_DIR" >"$work/hook.out"
 EOF
 serve(q{'insert-001-a.sql'});
