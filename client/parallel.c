@@ -592,6 +592,17 @@ deal_files(ExportPlan *plan, int jobs)
 	}
 	pg_log_debug("dealt %d files to %d workers (modelled: objective %.0f, total %.0f bytes; %ld search nodes)",
 				 nf, used, d.best_obj, d.best_sum, d.nodes);
+	for (w = 0; w < used; w++)
+	{
+		StringInfoData b;
+
+		initStringInfo(&b);
+		for (i = 0; i < nf; i++)
+			if (plan->files[i].worker == w)
+				appendStringInfo(&b, "%s%d", b.len ? "," : "", plan->files[i].seq);
+		pg_log_debug("worker %d: files %s (the form of EXWIW_DEAL)", w + 1, b.data);
+		pfree(b.data);
+	}
 	pg_free(renumber);
 	pg_free(d.order);
 	pg_free(d.assign);
