@@ -168,6 +168,15 @@ BEGIN
 		(SELECT query FROM exwiw_plan('prices', ARRAY(SELECT i::text FROM generate_series(1, 40) AS i),
 									  (SELECT c FROM prices_cfg)) WHERE output IS NOT NULL);
 END $$;
+-- A domain over numeric(5,2) keeps its cast (its checks), held to the
+-- domain's typmod first.
+CREATE DOMAIN price_d AS numeric(5,2) CHECK (VALUE IS NOT NULL);
+CREATE TABLE dprices (id int PRIMARY KEY, price price_d);
+INSERT INTO dprices SELECT i, 999.99 FROM generate_series(1, 20) AS i;
+SELECT max(price), min(price), count(*)
+FROM (SELECT chunk FROM exwiw_export('dprices', ARRAY(SELECT i::text FROM generate_series(1, 20) AS i),
+	'[{"name": "dprices", "primary_key": "id", "columns": [{"name": "id"}, {"name": "price", "noise": {"ratio": 1}}]}]')) e,
+	LATERAL (SELECT (regexp_matches(chunk, '\(''\d+'', ''(-?[0-9.]+)''\)', 'g'))[1]::numeric AS price) m;
 CREATE TEMP TABLE prices_copy (price numeric(5,2));
 INSERT INTO prices_copy SELECT price FROM prices_out;
 SELECT count(*), max(price), min(price), count(DISTINCT price) > 10 AS varies,

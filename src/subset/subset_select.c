@@ -107,9 +107,14 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 		case SUBSET_MASK_NOISE:
 			if (c->noise_interval)
 			{
+				/* a date or a time: the same type back */
 				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(%s.%s, CAST(", qs, alias, qc);
 				subset_append_literal(&s, c->noise_interval);
 				appendStringInfoString(&s, " AS pg_catalog.interval), ");
+				subset_append_literal(&s, c->name);
+				appendStringInfoString(&s, ", ");
+				row_seed(&s, t, alias, qc);
+				appendStringInfo(&s, ") AS %s)", typ);
 			}
 			else if (c->typid == NUMERICOID && c->typmod >= 0)
 			{
@@ -123,15 +128,27 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 				appendStringInfoString(&s, ", ");
 				row_seed(&s, t, alias, qc);
 				appendStringInfo(&s, ", %d)", c->typmod);
-				break;
 			}
 			else
+			{
+				/*
+				 * another number type, or a domain: computed on numeric and
+				 * cast back to the column's type (for a domain, its checks);
+				 * a domain over numeric(p, s) passes its typmod too, so that
+				 * the cast cannot fail on the precision
+				 */
+				int32		basetypmod = c->typmod;
+				Oid			base = getBaseTypeAndTypmod(c->typid, &basetypmod);
+
 				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(CAST(%s.%s AS pg_catalog.numeric), CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
-								 qs, alias, qc, c->noise_ratio, getBaseType(c->typid));
-			subset_append_literal(&s, c->name);
-			appendStringInfoString(&s, ", ");
-			row_seed(&s, t, alias, qc);
-			appendStringInfo(&s, ") AS %s)", typ);
+								 qs, alias, qc, c->noise_ratio, base);
+				subset_append_literal(&s, c->name);
+				appendStringInfoString(&s, ", ");
+				row_seed(&s, t, alias, qc);
+				if (base == NUMERICOID && basetypmod >= 0)
+					appendStringInfo(&s, ", %d", basetypmod);
+				appendStringInfo(&s, ") AS %s)", typ);
+			}
 			break;
 		case SUBSET_MASK_GENERALIZE:
 			if (c->gen_to && getBaseType(c->typid) == DATEOID)
