@@ -208,6 +208,17 @@ exwiw_mask_partial(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The seed argument of one call site of a noise mask: its type, and for a
+ * type without a case of its own its output function, looked up once and
+ * kept in fn_extra.
+ */
+typedef struct NoiseSeed
+{
+	Oid			type;
+	FmgrInfo	out;
+} NoiseSeed;
+
+/*
  * noise_unit
  *		The noise masks' u (mask_unit_noise) for the arguments at colarg
  *		(the column, text) and seedarg (the row's seed, "any" type; NULL as
@@ -217,17 +228,6 @@ exwiw_mask_partial(PG_FUNCTION_ARGS)
  *		passes an integer key as it is), a text's or varchar's own bytes,
  *		any other type's output function's text.
  */
-/*
- * The seed argument of one call site of a noise mask: its type, and for a
- * type without a case of its own its output function, looked up once and
- * kept in fn_extra.
- */
-typedef struct NoiseSeed
-{
-	Oid			type;
-	FmgrInfo	out;
-}			NoiseSeed;
-
 static double
 noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 {
@@ -251,13 +251,15 @@ noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 		Oid			out;
 		bool		isvarlena;
 
+		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, seedarg);
+
+		/* a call through fmgr without an expression: the type is unknown */
+		if (!OidIsValid(argtype))
+			elog(ERROR, "could not determine the data type of the seed of a noise mask");
 		ns = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(NoiseSeed));
-		ns->type = get_fn_expr_argtype(fcinfo->flinfo, seedarg);
-		if (OidIsValid(ns->type))
-		{
-			getTypeOutputInfo(ns->type, &out, &isvarlena);
-			fmgr_info_cxt(out, &ns->out, fcinfo->flinfo->fn_mcxt);
-		}
+		ns->type = argtype;
+		getTypeOutputInfo(ns->type, &out, &isvarlena);
+		fmgr_info_cxt(out, &ns->out, fcinfo->flinfo->fn_mcxt);
 		fcinfo->flinfo->fn_extra = ns;
 	}
 	type = ns ? ns->type : InvalidOid;
@@ -278,7 +280,7 @@ noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 
 				return mask_unit_noise(column, column_len, seed, strlen(seed));
 			}
-		case InvalidOid:		/* a call from C: text */
+		case InvalidOid:		/* a direct call from C (no FmgrInfo): text */
 		case TEXTOID:
 		case VARCHAROID:
 			{

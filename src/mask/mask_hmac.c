@@ -571,12 +571,15 @@ static void
 key_states(void)
 {
 	size_t		len = strlen(exwiw_mask_secret);
+	char	   *copy;
 
 	if (keyed_secret != NULL && keyed_secret_len == len &&
 		memcmp(keyed_secret, exwiw_mask_secret, len) == 0)
 		return;
 	if (sha256_impl == NULL)
 		sha256_impl = choose_impl();
+	/* the copy first: out of memory, the old states and copy stay a pair */
+	copy = MemoryContextStrdup(TopMemoryContext, exwiw_mask_secret);
 	hmac_key_states(sha256_impl->compress, (const uint8 *) exwiw_mask_secret,
 					len, inner_state, outer_state);
 	if (keyed_secret != NULL)
@@ -584,7 +587,7 @@ key_states(void)
 		explicit_bzero(keyed_secret, keyed_secret_len);
 		pfree(keyed_secret);
 	}
-	keyed_secret = MemoryContextStrdup(TopMemoryContext, exwiw_mask_secret);
+	keyed_secret = copy;
 	keyed_secret_len = len;
 }
 

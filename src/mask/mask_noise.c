@@ -34,6 +34,8 @@
 #include "datatype/timestamp.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
@@ -298,14 +300,23 @@ numeric_from_unscaled(int64 r, int scale)
 /*
  * typmod_bound
  *		The largest absolute value of numeric(precision, scale): precision
- *		nines, at scale "scale" (shifted left for a negative scale).
+ *		nines, at scale "scale" (shifted left for a negative scale).  The
+ *		last one asked for is kept (in TopMemoryContext), since every row
+ *		of a column asks for the same.
  */
 static Numeric
 typmod_bound(int precision, int scale)
 {
+	static int	kept_precision = 0;
+	static int	kept_scale = 0;
+	static Numeric kept = NULL;
 	StringInfoData s;
+	MemoryContext old;
+	Numeric		bound;
 	int			i;
 
+	if (kept != NULL && kept_precision == precision && kept_scale == scale)
+		return kept;
 	initStringInfo(&s);
 	if (scale <= 0)
 	{
@@ -324,9 +335,19 @@ typmod_bound(int precision, int scale)
 		for (i = 0; i < Min(precision, scale); i++)
 			appendStringInfoChar(&s, '9');
 	}
-	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(s.data),
-											   ObjectIdGetDatum(InvalidOid),
-											   Int32GetDatum(-1)));
+	bound = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(s.data),
+												ObjectIdGetDatum(InvalidOid),
+												Int32GetDatum(-1)));
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	bound = DatumGetNumeric(datumCopy(NumericGetDatum(bound), false, -1));
+	MemoryContextSwitchTo(old);
+	if (kept != NULL)
+		pfree(kept);
+	kept = bound;
+	kept_precision = precision;
+	kept_scale = scale;
+	pfree(s.data);
+	return kept;
 }
 
 /*
@@ -376,12 +397,17 @@ mask_noise_number(Datum value, double ratio, Oid type, int32 typmod, double u)
 	int			tprec = has_typmod ? NUMERIC_TYPMOD_PRECISION(typmod) : 0;
 	int			tscale = has_typmod ? NUMERIC_TYPMOD_SCALE(typmod) : 0;
 
+	if (has_typmod && type != NUMERICOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a typmod applies to a numeric noise mask only"),
+				 errhint("Pass -1 for a column of another type.")));
 	/* numeric.c's own limits, NUMERIC_MAX_PRECISION and the scale's */
-	if (has_typmod && (type != NUMERICOID || !NUMERIC_TYPMOD_VALID(typmod) ||
+	if (has_typmod && (!NUMERIC_TYPMOD_VALID(typmod) ||
 					   tprec < 1 || tprec > 1000 || tscale < -1000 || tscale > 1000))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%d is not a typmod of numeric", typmod),
+				 errmsg("invalid typmod %d for type numeric", typmod),
 				 errhint("Pass the numeric column's atttypmod, or -1 for none.")));
 
 	if (type != FLOAT4OID && type != FLOAT8OID &&
@@ -440,6 +466,9 @@ mask_noise_number(Datum value, double ratio, Oid type, int32 typmod, double u)
 		r = clamp_numeric(r, DatumGetNumeric(DirectFunctionCall1(numeric_uminus,
 																 NumericGetDatum(hi))),
 						  hi);
+		/* the kept bound is not the caller's to free */
+		if (r == hi)
+			r = DatumGetNumeric(datumCopy(NumericGetDatum(hi), false, -1));
 	}
 	/* rounding may have crossed a bound by less than one unit */
 	if (type == INT2OID)

@@ -92,7 +92,8 @@ mask_require_secret(void)
 /*
  * noise_key
  *		The SipHash key of the noise mask (mask_siphash.c): the first 16
- *		bytes of HMAC-SHA-256(secret, "noise key"), derived when the secret
+ *		bytes of HMAC-SHA-256(secret, "noise key" NUL NUL) (mask_hmac's
+ *		message of the tag and two empty inputs), derived when the secret
  *		is first used and again after each assignment of it.  Errors out without a
  *		secret (mask_hmac).
  */
@@ -100,9 +101,10 @@ static const uint8 *
 noise_key(void)
 {
 	static uint8 key[16];
+	static bool keyed = false;
 	static uint64 keyed_generation = 0;
 
-	if (keyed_generation != exwiw_mask_secret_generation)
+	if (!keyed || keyed_generation != exwiw_mask_secret_generation)
 	{
 		uint8		d[PG_SHA256_DIGEST_LENGTH];
 
@@ -110,6 +112,7 @@ noise_key(void)
 		memcpy(key, d, sizeof(key));
 		explicit_bzero(d, sizeof(d));
 		keyed_generation = exwiw_mask_secret_generation;
+		keyed = true;
 	}
 	return key;
 }

@@ -11,8 +11,9 @@
  * the largest part of the noise mask's cost (bench/README.md, "Masks").
  * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
  * 2012) is a PRF designed for such short inputs, with a 128-bit key: the
- * key is the first 16 bytes of HMAC-SHA-256(secret, "noise key"), derived
- * once per secret (mask_noise_key), so that the noise keeps depending on
+ * key is the first 16 bytes of HMAC-SHA-256(secret, "noise key" NUL NUL),
+ * derived once per secret (noise_key in mask_secret.c), so that the noise
+ * keeps depending on
  * the whole secret, and the pseudonyms, which stay HMAC-SHA-256, share
  * nothing with it but the secret.
  *
