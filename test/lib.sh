@@ -36,8 +36,10 @@ case $EXWIW_DEBIAN_CODENAME in
 	*) EXWIW_PG_DEBIAN=15 EXWIW_CLANG=14 ;;
 esac
 EXWIW_PG_CACHE=${EXWIW_PG_CACHE:-/var/cache/exwiw}
-# Majors built with --enable-cassert --enable-debug (the others: release).
-EXWIW_PG_CASSERT=" 18 "
+# Majors built with --enable-cassert --enable-debug (the others: release);
+# EXWIW_PG_CASSERT=" " builds every major as a release, for benchmarks (a
+# build with assertions is no place to time anything).
+EXWIW_PG_CASSERT=${EXWIW_PG_CASSERT:-" 18 "}
 # The deb-src suites that hold postgresql-N source packages, and the file
 # that enables them (deb-src only: no binary package of those suites).
 EXWIW_PG_SRC_SUITES="trixie sid"
