@@ -248,10 +248,9 @@ noise_unit(FunctionCallInfo fcinfo, int colarg, int seedarg)
 		return mask_unit_noise(column, column_len, "", 0);
 	if (ns == NULL && fcinfo->flinfo)
 	{
+		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, seedarg);
 		Oid			out;
 		bool		isvarlena;
-
-		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, seedarg);
 
 		/* a call through fmgr without an expression: the type is unknown */
 		if (!OidIsValid(argtype))

@@ -214,10 +214,9 @@ check_unscaled(Numeric v, int64 u, int scale)
  *		numeric.c's make_result stores it (the format above): |r| cut into
  *		its base-10000 digits from the lowest (whose last decimal digit is
  *		the scale's), leading and trailing zero digits stripped, a zero of
- *		weight 0 and positive.  The same
- *		bytes as int64_div_fast_to_numeric(r, scale) (int64_to_numeric for
- *		scale 0), which an assertion checks, without its intermediate
- *		allocations.
+ *		weight 0 and positive.  The same bytes as
+ *		int64_div_fast_to_numeric(r, scale) (int64_to_numeric for scale 0),
+ *		which an assertion checks, without its intermediate allocations.
  */
 static Numeric
 numeric_from_unscaled(int64 r, int scale)
@@ -231,7 +230,6 @@ numeric_from_unscaled(int64 r, int scale)
 	int			n;
 	uint16		h;
 	Numeric		result;
-	static const int16 pow10[] = {1, 10, 100, 1000, 10000};
 	int			k = scale % 4 == 0 ? 4 : scale % 4;
 	int			w;
 
@@ -247,8 +245,8 @@ numeric_from_unscaled(int64 r, int scale)
 
 		if (w == -base)
 		{
-			g = (int) (a % pow10[k]) * pow10[4 - k];
-			a /= pow10[k];
+			g = (int) (a % pow10_int64[k]) * (int) pow10_int64[4 - k];
+			a /= pow10_int64[k];
 		}
 		else
 		{

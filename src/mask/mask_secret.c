@@ -94,8 +94,8 @@ mask_require_secret(void)
  *		The SipHash key of the noise mask (mask_siphash.c): the first 16
  *		bytes of HMAC-SHA-256(secret, "noise key" NUL NUL) (mask_hmac's
  *		message of the tag and two empty inputs), derived when the secret
- *		is first used and again after each assignment of it.  Errors out without a
- *		secret (mask_hmac).
+ *		is first used and again after each assignment of it.  Errors out
+ *		without a secret (mask_hmac).
  */
 static const uint8 *
 noise_key(void)

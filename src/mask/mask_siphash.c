@@ -13,9 +13,8 @@
  * 2012) is a PRF designed for such short inputs, with a 128-bit key: the
  * key is the first 16 bytes of HMAC-SHA-256(secret, "noise key" NUL NUL),
  * derived once per secret (noise_key in mask_secret.c), so that the noise
- * keeps depending on
- * the whole secret, and the pseudonyms, which stay HMAC-SHA-256, share
- * nothing with it but the secret.
+ * keeps depending on the whole secret, and the pseudonyms, which stay
+ * HMAC-SHA-256, share nothing with it but the secret.
  *
  * Written from the paper for this one use: 64-bit output, the message as
  * little-endian 64-bit words, its length in the top byte of the last one;

@@ -105,49 +105,43 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 			appendStringInfo(&s, ", %s)", c->keep_domain ? "true" : "false");
 			break;
 		case SUBSET_MASK_NOISE:
-			if (c->noise_interval)
-			{
-				/* a date or a time: the same type back */
-				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(%s.%s, CAST(", qs, alias, qc);
-				subset_append_literal(&s, c->noise_interval);
-				appendStringInfoString(&s, " AS pg_catalog.interval), ");
-				subset_append_literal(&s, c->name);
-				appendStringInfoString(&s, ", ");
-				row_seed(&s, t, alias, qc);
-				appendStringInfo(&s, ") AS %s)", typ);
-			}
-			else if (c->typid == NUMERICOID && c->typmod >= 0)
 			{
 				/*
-				 * numeric(p, s): the function holds the value to the typmod,
-				 * so no cast (a call a row) is needed
-				 */
-				appendStringInfo(&s, "%s.exwiw_mask_noise(%s.%s, CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
-								 qs, alias, qc, c->noise_ratio, NUMERICOID);
-				subset_append_literal(&s, c->name);
-				appendStringInfoString(&s, ", ");
-				row_seed(&s, t, alias, qc);
-				appendStringInfo(&s, ", %d)", c->typmod);
-			}
-			else
-			{
-				/*
-				 * another number type, or a domain: computed on numeric and
-				 * cast back to the column's type (for a domain, its checks);
-				 * a domain over numeric(p, s) passes its typmod too, so that
-				 * the cast cannot fail on the precision
+				 * A date or a time keeps its type; a number is computed on
+				 * numeric and cast back to the column's type (a domain's
+				 * checks included), except a plain numeric(p, s), which the
+				 * function holds to its typmod itself, so that no cast (a
+				 * call a row) is needed.  A typmod over numeric, the column's
+				 * or its domain's, is passed, so that the value never fails
+				 * the cast on the precision.
 				 */
 				int32		basetypmod = c->typmod;
 				Oid			base = getBaseTypeAndTypmod(c->typid, &basetypmod);
+				bool		held = !c->noise_interval && c->typid == NUMERICOID &&
+					c->typmod >= 0;
 
-				appendStringInfo(&s, "CAST(%s.exwiw_mask_noise(CAST(%s.%s AS pg_catalog.numeric), CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
-								 qs, alias, qc, c->noise_ratio, base);
+				if (!held)
+					appendStringInfoString(&s, "CAST(");
+				if (c->noise_interval)
+				{
+					appendStringInfo(&s, "%s.exwiw_mask_noise(%s.%s, CAST(", qs, alias, qc);
+					subset_append_literal(&s, c->noise_interval);
+					appendStringInfoString(&s, " AS pg_catalog.interval), ");
+				}
+				else if (held)
+					appendStringInfo(&s, "%s.exwiw_mask_noise(%s.%s, CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
+									 qs, alias, qc, c->noise_ratio, base);
+				else
+					appendStringInfo(&s, "%s.exwiw_mask_noise(CAST(%s.%s AS pg_catalog.numeric), CAST('%.15g' AS pg_catalog.float8), CAST(%u AS pg_catalog.oid), ",
+									 qs, alias, qc, c->noise_ratio, base);
 				subset_append_literal(&s, c->name);
 				appendStringInfoString(&s, ", ");
 				row_seed(&s, t, alias, qc);
-				if (base == NUMERICOID && basetypmod >= 0)
+				if (!c->noise_interval && base == NUMERICOID && basetypmod >= 0)
 					appendStringInfo(&s, ", %d", basetypmod);
-				appendStringInfo(&s, ") AS %s)", typ);
+				appendStringInfoChar(&s, ')');
+				if (!held)
+					appendStringInfo(&s, " AS %s)", typ);
 			}
 			break;
 		case SUBSET_MASK_GENERALIZE:
