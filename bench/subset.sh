@@ -21,9 +21,10 @@
 # Cold: one shop exported warm (twice, the second timed), then cold: the
 # cluster restarted (shared buffers empty) and the OS page cache dropped
 # (echo 3 > /proc/sys/vm/drop_caches), for several shops, each with the
-# server's defaults and with exwiw.io_concurrency = 64 (bitmap heap scans
-# instead of index scans for the row-set and file queries, with 64 reads in
-# flight); COLD_CONFS="SET ...|SET ..." compares other settings.  Each
+# read-ahead off (exwiw.io_concurrency = 0) and at its default (16: the
+# leaf and heap pages of the queries' index probes of a row set's keys read
+# ahead, bitmap heap scans with 16 reads in flight);
+# COLD_CONFS="SET ...|SET ..." compares other settings.  Each
 # export is a new psql session (a cold one must be), with the config
 # computed once beforehand.  Goal: cold <= 5x warm.  Beside them, per
 # shop: exwiw_plan alone (the library, the catalog, no row read), and the
@@ -192,7 +193,7 @@ cold_bench() {
 	done
 }
 # the settings compared (COLD_CONFS: "|"-separated SET commands)
-IFS='|' read -r -a cold_confs <<<"${COLD_CONFS:-SET exwiw.io_concurrency = 0|SET exwiw.io_concurrency = 64}"
+IFS='|' read -r -a cold_confs <<<"${COLD_CONFS:-SET exwiw.io_concurrency = 0|SET exwiw.io_concurrency = 16}"
 if [ $cold_only -eq 1 ]; then
 	psql -X -q -c "CREATE INDEX ON shop.transactions (order_id)" -c "ANALYZE shop.transactions"
 	# the config computed once: the export reads the tenant's rows, not the

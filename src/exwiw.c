@@ -24,7 +24,7 @@ PG_MODULE_MAGIC;
 
 /* exwiw.sets_as_ctes: see _PG_init */
 bool		exwiw_sets_as_ctes = false;
-int			exwiw_io_concurrency = 0;
+int			exwiw_io_concurrency = 16;
 
 void		_PG_init(void);
 
@@ -37,11 +37,12 @@ void		_PG_init(void);
  * what exwiw does where Citus is installed (its planner knows no ephemeral
  * relation); the setting lets the tests run the same way anywhere.
  *
- * exwiw.io_concurrency: when > 0, a subset export's row-set and file
- * queries are planned without plain index scans (bitmap heap scans
- * instead) and run with effective_io_concurrency at this value, so that a
- * cold tenant's heap pages are read with several reads in flight
- * (exwiw_pin_io_settings).  0, the default: the server's settings.
+ * exwiw.io_concurrency: when > 0 (the default, 16), a subset export reads
+ * ahead the leaf and heap pages of its queries' index probes of a row
+ * set's keys (exwiw_prefetch_plan, prefetch.c), and plans and starts its
+ * queries with effective_io_concurrency at this value, which bitmap heap
+ * scans prefetch by (exwiw_pin_io_settings).  0: neither; the server's
+ * settings.
  */
 void
 _PG_init(void)
@@ -55,10 +56,10 @@ _PG_init(void)
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("exwiw.io_concurrency",
-							"Reads in flight for a subset export's queries (bitmap heap scans); 0: the server's settings.",
-							"Sets effective_io_concurrency and turns plain index scans off while exwiw plans and starts its row-set and file queries.",
+							"Reads ahead a subset export's index probes, and sets effective_io_concurrency for its queries; 0: neither.",
+							"A cold tenant's scattered index and heap pages are then read many at a time instead of one by one.",
 							&exwiw_io_concurrency,
-							0, 0, 1000,
+							16, 0, 1000,
 							PGC_USERSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);

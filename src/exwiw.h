@@ -27,7 +27,8 @@
  *	dump/		the streaming engine (stream.c: one query, rows formatted
  *				straight into chunks), the INSERT and COPY writer
  *				(dump_writer.c), the checks of a query, the settings
- *				pinned while values are formatted, SRF plumbing
+ *				pinned while values are formatted, the read-ahead of a
+ *				query's index probes (prefetch.c), SRF plumbing
  *	common/		what builds with FRONTEND too, so that the fuzz targets
  *				and the client take the directory: the dump format's
  *				text (sql_text.c), the Extended JSON core (extjson.h), and
@@ -63,6 +64,7 @@
 #include "access/tupdesc.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
+#include "nodes/plannodes.h"
 #include "lib/stringinfo.h"
 #include "common/sql_text.h"
 #include "tcop/cmdtag.h"
@@ -145,6 +147,9 @@ extern void exwiw_restore_settings(int nestlevel);
 extern int	exwiw_pin_search_path(void);
 extern int	exwiw_pin_serial(void);
 extern int	exwiw_pin_io_settings(void);
+
+/* prefetch.c */
+extern void exwiw_prefetch_plan(PlannedStmt *stmt, List *enrs);
 
 /* query_check.c */
 extern void exwiw_check_statements(int nstatements);

@@ -14,8 +14,8 @@
 #   empty table (no file), N=1 (one row per file), JSON Lines parts that
 #   concatenate to the whole file; invalid N is an error that leaves
 #   nothing behind, on the client and on the server;
-# - exwiw.io_concurrency=64 (bitmap heap scans with reads in flight) gives
-#   the same directory.
+# - exwiw.io_concurrency=64 (index probes read ahead, bitmap heap scans
+#   with 64 reads in flight) gives the same directory.
 use strict;
 use warnings FATAL => 'all';
 
@@ -94,7 +94,7 @@ for my $fmt (qw(insert copy jsonl))
 		"export --output-format=$fmt -j 2: from 2 workers, joined");
 }
 
-# exwiw.io_concurrency (bitmap heap scans, reads in flight): the same bytes
+# exwiw.io_concurrency (probes read ahead, reads in flight): the same bytes
 {
 	local $ENV{PGOPTIONS} = '-c exwiw.io_concurrency=64';
 	run_ok(

@@ -105,6 +105,19 @@ exwiw_json_lex_free(JsonLexContext *lex)
 #endif
 
 /* ---------------------------------------------------------------------
+ * btree (access/nbtree.h)
+ *
+ * PostgreSQL 16 gave _bt_getroot() the heap relation, which only a root
+ * being created (BT_WRITE) needs; a read passes none.
+ * ---------------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+#define exwiw_bt_getroot(rel) _bt_getroot((rel), NULL, BT_READ)
+#else
+#define exwiw_bt_getroot(rel) _bt_getroot((rel), BT_READ)
+#endif
+
+/* ---------------------------------------------------------------------
  * Relation cache (utils/relcache.h)
  *
  * PostgreSQL 18 gave RelationGetPrimaryKeyIndex() a deferrable_ok argument.

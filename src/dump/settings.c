@@ -106,11 +106,12 @@ exwiw_pin_serial(void)
 /*
  * exwiw_pin_io_settings
  *		When exwiw.io_concurrency is above 0, open a GUC nest level with
- *		effective_io_concurrency at its value and enable_indexscan off, for
- *		the planning and executor start of a subset export's queries: the
- *		heap pages of a row set's keys are then read by bitmap heap scans,
- *		which prefetch that many pages ahead, instead of one at a time by
- *		index scans.  (Index-only scans stay: they read no heap page.)
+ *		effective_io_concurrency at its value, for the planning and executor
+ *		start of a subset export's queries: a bitmap heap scan (a set's rows
+ *		found by a constant list of keys) then prefetches that many heap
+ *		pages ahead.  The index probes of a set's keys are read ahead by
+ *		exwiw_prefetch_plan() (prefetch.c), whatever scan the planner
+ *		chose, so plain index scans stay.
  *
  * Returns the nest level for exwiw_restore_settings(), or -1 when nothing
  * was set.
@@ -126,6 +127,5 @@ exwiw_pin_io_settings(void)
 	nestlevel = NewGUCNestLevel();
 	snprintf(buf, sizeof(buf), "%d", exwiw_io_concurrency);
 	pin_one("effective_io_concurrency", buf);
-	pin_one("enable_indexscan", "off");
 	return nestlevel;
 }

@@ -463,6 +463,8 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	stmt = pg_plan_query(linitial_node(Query, trees), q->sql, CURSOR_OPT_NO_SCROLL, params);
 	if (nest >= 0)
 		exwiw_restore_settings(nest);
+	if (q->prefetch)
+		exwiw_prefetch_plan(stmt, q->enrs);
 	error_context_stack = qerrcb.previous;
 	exwiw_check_column_names(ExecCleanTypeFromTL(stmt->planTree->targetlist));
 

@@ -60,7 +60,7 @@ extern void run_lock_tables(SubsetRun *run);
 extern void run_compute_set(SubsetRun *run, int i);
 extern void run_add_deps(SubsetPlan *plan, int i, bool *need);
 extern int	run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts,
-								 Withhold w);
+								 Withhold w, List *prefetch);
 extern int	run_query(const char *sql, Withhold w);
 extern char *run_with_sets(SubsetRun *run, const char *query, List *deps);
 extern List *run_enr_list(SubsetRun *run, List *deps);

@@ -17,6 +17,7 @@
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
+#include "executor/spi_priv.h"
 #include "executor/tstoreReceiver.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -73,21 +74,49 @@ prepare_set_query(SubsetSet *set)
 }
 
 /*
+ * execute_plan
+ *		SPI_execute_plan_extended(plan, opts), after reading ahead the pages
+ *		its index probes of the sets in prefetch (EphemeralNamedRelation)
+ *		will read (exwiw_prefetch_plan), when exwiw.io_concurrency asks
+ *		for it.  The plan prefetched from is the generic one that the
+ *		execution then takes from the plan cache (a set's query has no
+ *		parameter).
+ */
+static int
+execute_plan(SPIPlanPtr plan, const SPIExecuteOptions *opts, List *prefetch)
+{
+	if (prefetch != NIL && exwiw_io_concurrency > 0)
+	{
+		CachedPlan *cplan = SPI_plan_get_cached_plan(plan);
+
+		if (cplan != NULL)
+		{
+			if (list_length(cplan->stmt_list) == 1)
+				exwiw_prefetch_plan(linitial_node(PlannedStmt, cplan->stmt_list),
+									prefetch);
+			ReleaseCachedPlan(cplan, plan->saved ? CurrentResourceOwner : NULL);
+		}
+	}
+	return SPI_execute_plan_extended(plan, opts);
+}
+
+/*
  * run_execute_withheld
- *		SPI_execute_plan_extended(plan, opts); when w.on, an error it raises
- *		is withheld (exwiw_withhold_error).
+ *		execute_plan(plan, opts, prefetch); when w.on, an error it raises
+ *		(planning included) is withheld (exwiw_withhold_error).
  */
 int
-run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts, Withhold w)
+run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts, Withhold w,
+					 List *prefetch)
 {
 	MemoryContext old = CurrentMemoryContext;
 	int			ret = 0;
 
 	if (!w.on)
-		return SPI_execute_plan_extended(plan, opts);
+		return execute_plan(plan, opts, prefetch);
 	PG_TRY();
 	{
-		ret = SPI_execute_plan_extended(plan, opts);
+		ret = execute_plan(plan, opts, prefetch);
 	}
 	PG_CATCH();
 	{
@@ -102,11 +131,14 @@ run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts, Withhold w)
  *		Run plan, the query of set, appending its rows to ts.  Returns a
  *		copy of its result descriptor in cxt.  An error of a set of a table
  *		with masked columns, or holding a filter in an export with some, is
- *		withheld (withhold_for).
+ *		withheld (withhold_for).  With prefetch, the pages its index probes
+ *		of the sets it reads will read are asked for first (execute_plan);
+ *		not in a batch, whose sets are slices registered under the sets'
+ *		names, not run->enrs.
  */
 static TupleDesc
 run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
-				Tuplestorestate *ts, MemoryContext cxt)
+				Tuplestorestate *ts, MemoryContext cxt, bool prefetch)
 {
 	CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
 	DestReceiver *dest = CreateDestReceiver(DestTuplestore);
@@ -125,7 +157,9 @@ run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
 	io = exwiw_pin_io_settings();
 	if (!set->fragment)
 		nest = exwiw_pin_search_path();
-	ret = run_execute_withheld(plan, &opts, w);
+	ret = run_execute_withheld(plan, &opts, w,
+							   prefetch && !run->inline_sets ?
+							   run_enr_list(run, set->deps) : NIL);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not compute set %s: %s", set->name,
 			 SPI_result_code_string(ret));
@@ -150,7 +184,7 @@ run_set_query(SubsetRun *run, SubsetSet *set, Tuplestorestate *ts,
 			  MemoryContext cxt)
 {
 	SPIPlanPtr	plan = prepare_set_query(set);
-	TupleDesc	desc = run_planned_set(run, set, plan, ts, cxt);
+	TupleDesc	desc = run_planned_set(run, set, plan, ts, cxt, true);
 
 	SPI_freeplan(plan);
 	return desc;
@@ -331,13 +365,13 @@ compute_batched_set(SubsetRun *run, int i)
 			MemoryContextSwitchTo(old);
 			if (plans[k] == NULL)
 				plans[k] = prepare_set_query(cs);
-			(void) run_planned_set(run, cs, plans[k], ts, batchcxt);
+			(void) run_planned_set(run, cs, plans[k], ts, batchcxt, false);
 			swap_set(make_set(cs->name, run->enrs[c]->md.tupdesc, ts, batchcxt));
 			temps = lappend(temps, ts);
 		}
 		if (plans[nchain] == NULL)
 			plans[nchain] = prepare_set_query(set);
-		(void) run_planned_set(run, set, plans[nchain], found, batchcxt);
+		(void) run_planned_set(run, set, plans[nchain], found, batchcxt, false);
 
 		/* the rows found, with the batch number */
 		while (tuplestore_gettupleslot(found, true, false, rowslot))
@@ -437,7 +471,7 @@ run_query(const char *sql, Withhold w)
 		elog(ERROR, "could not prepare a query: %s", SPI_result_code_string(SPI_result));
 	memset(&opts, 0, sizeof(opts));
 	opts.read_only = true;
-	ret = run_execute_withheld(plan, &opts, w);
+	ret = run_execute_withheld(plan, &opts, w, NIL);
 	SPI_freeplan(plan);
 	return ret;
 }
