@@ -20,6 +20,8 @@
  */
 #include "subset/subset_planner.h"
 
+#include "catalog/pg_class.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
@@ -277,6 +279,37 @@ build_x(Planner *pl, int ti)
 }
 
 /*
+ * carries_ctid
+ *		Whether table ti's exwiw_f also holds each row's ctid, for its file
+ *		to read its rows back by ctid (a TID scan or a hash of the ctids)
+ *		instead of probing its primary key's index once more: a cold
+ *		tenant's key lookups are a third of its page reads.  A row's ctid
+ *		names the version the export's snapshot sees for as long as the
+ *		snapshot lives (no vacuum or pruning removes or moves a version a
+ *		snapshot can see; exwiw's locks keep TRUNCATE, CLUSTER and VACUUM
+ *		FULL out), and every query of an export runs on its one snapshot.
+ *		So only: an ordinary table or a materialized view read alone (not a
+ *		partitioned tree, whose partitions share ctids), not a
+ *		self-referencing one (its exwiw_f is recursive, and its file numbers
+ *		rows by key), with a key, without a column of that name, and not
+ *		where Citus is installed (a distributed table's shards share ctids).
+ */
+static bool
+carries_ctid(Planner *pl, int ti)
+{
+	SubsetTable *t = &pl->cfg->tables[ti];
+	int			k;
+
+	if ((t->relkind != RELKIND_RELATION && t->relkind != RELKIND_MATVIEW) ||
+		pl->rel[ti].selfref || t->pk.n == 0)
+		return false;
+	for (k = 0; k < pl->rel[ti].fcols.n; k++)
+		if (strcmp(pl->rel[ti].fcols.names[k], "exwiw_ctid") == 0)
+			return false;
+	return !OidIsValid(get_extension_oid("citus", true));
+}
+
+/*
  * planner_build_rows
  *		Table t's predicate of all its rows (its seed, and the rows closure
  *		adds), and exwiw_f when someone reads it (recursively, once).
@@ -384,6 +417,9 @@ planner_build_rows(Planner *pl, int ti)
 		{
 			appendStringInfoString(&q, "SELECT ");
 			subset_append_cols(&q, alias, &pl->rel[ti].fcols);
+			pl->rel[ti].fset_ctid = carries_ctid(pl, ti);
+			if (pl->rel[ti].fset_ctid)
+				appendStringInfo(&q, ", %s.ctid AS exwiw_ctid", alias);
 			if (pl->rel[ti].pred_from)
 				appendStringInfo(&q, " FROM %s WHERE %s", pl->rel[ti].pred_from,
 								 pl->rel[ti].pred_where);

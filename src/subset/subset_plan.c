@@ -604,6 +604,25 @@ plan_files(Planner *pl)
 			where = "false";
 			f->deps = NIL;
 		}
+		else if (pl->rel[ti].fset >= 0 && pl->rel[ti].fset_ctid)
+		{
+			/*
+			 * Joined to the set of its rows by ctid (carries_ctid): a TID
+			 * scan per row, or a hash of the ctids, where a join by key
+			 * would probe the key's index a second time.
+			 */
+			SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
+			StringInfoData j;
+
+			initStringInfo(&j);
+			appendStringInfo(&j, "%s JOIN (SELECT %s.exwiw_ctid AS exwiw_key1 FROM %s) AS exwiw_k ON ",
+							 relsql, fs->name, fs->name);
+			subset_append_eq(&j, psprintf("%s.ctid", alias), TIDOID,
+							 "exwiw_k.exwiw_key1", TIDOID);
+			from = j.data;
+			where = "true";
+			f->deps = list_make1_int(pl->rel[ti].fset);
+		}
 		else if (pl->rel[ti].fset >= 0 && t->pk.n > 0 &&
 				 !planner_index_leads(t, &t->pk, InvalidAttrNumber))
 		{

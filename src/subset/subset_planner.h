@@ -95,6 +95,8 @@ typedef struct PlannerRel
 	int			sset;			/* set index of exwiw_s, or -1 */
 	int			xset;			/* ... of exwiw_x, or -1 */
 	int			fset;			/* ... of exwiw_f, or -1 */
+	bool		fset_ctid;		/* exwiw_f carries each row's ctid, as
+								 * exwiw_ctid (carries_ctid) */
 	char	   *xcond;			/* condition of the rows closure adds */
 	List	   *xdeps;			/* sets it reads */
 
