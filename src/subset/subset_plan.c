@@ -608,8 +608,8 @@ plan_files(Planner *pl)
 		{
 			/*
 			 * Joined to the set of its rows by ctid (carries_ctid): a TID
-			 * scan per row, or a hash of the ctids, where a join by key
-			 * would probe the key's index a second time.
+			 * scan per row, or a hash of the ctids, where a join by key would
+			 * probe the key's index a second time.
 			 */
 			SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
 			StringInfoData j;
