@@ -409,7 +409,14 @@ prefetch_probe(PrefetchWalk *w, Oid indexid, Oid opno, Oid keytype,
 		return;
 	}
 	heap = relation_open(rel->rd_index->indrelid, AccessShareLock);
+
+	/*
+	 * A scan key of the first column only.  Without a tuple, _bt_mkscankey
+	 * assumes a version 4 index without posting-list semantics; the metapage
+	 * says what this index is, as _bt_first does.
+	 */
 	key = _bt_mkscankey(rel, NULL);
+	_bt_metaversion(rel, &key->heapkeyspace, &key->allequalimage);
 	key->keysz = 1;
 	key->scankeys[0].sk_flags &= ~SK_ISNULL;
 	missed = palloc0(sizeof(bool) * PREFETCH_MAX_KEYS);
