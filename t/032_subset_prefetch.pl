@@ -9,7 +9,9 @@
 # table with its keys and a composite index on the partitions (an Append of
 # probes); text keys in the "C" collation and a descending index; a NULL
 # key in a set; a foreign key from int4 to bigint (a key of another type
-# than the index's: not read ahead).  Each export runs on a server just
+# than the index's: not read ahead); a table hash-partitioned by the probed
+# column (pruned per key: not read ahead); a composite foreign key led by
+# the tenant's column (the key is both columns).  Each export runs on a server just
 # restarted (shared buffers empty), with exwiw.io_concurrency 0 and 16:
 #  - the files are the same, byte for byte, and hold the tenants' rows;
 #  - with 16 the server says what it read ahead (DEBUG1): the leaf and heap
@@ -47,6 +49,21 @@ CREATE TABLE events_0 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 
 CREATE TABLE events_1 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 1);
 CREATE TABLE events_2 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 2);
 CREATE INDEX ON events (order_id, kind);
+-- partitioned by the probed column: each key's partition is pruned to
+CREATE TABLE marks (id bigint, order_id bigint NOT NULL REFERENCES orders,
+	PRIMARY KEY (id, order_id)) PARTITION BY HASH (order_id);
+CREATE TABLE marks_0 PARTITION OF marks FOR VALUES WITH (MODULUS 4, REMAINDER 0);
+CREATE TABLE marks_1 PARTITION OF marks FOR VALUES WITH (MODULUS 4, REMAINDER 1);
+CREATE TABLE marks_2 PARTITION OF marks FOR VALUES WITH (MODULUS 4, REMAINDER 2);
+CREATE TABLE marks_3 PARTITION OF marks FOR VALUES WITH (MODULUS 4, REMAINDER 3);
+CREATE INDEX ON marks (order_id);
+-- a composite foreign key led by the tenant's column
+CREATE TABLE torders (tenant_id bigint NOT NULL REFERENCES tenants, id int NOT NULL,
+	PRIMARY KEY (tenant_id, id));
+CREATE TABLE titems (tenant_id bigint NOT NULL, id int NOT NULL, order_id int NOT NULL,
+	PRIMARY KEY (tenant_id, id),
+	FOREIGN KEY (tenant_id, order_id) REFERENCES torders (tenant_id, id));
+CREATE INDEX ON titems (tenant_id, order_id);
 CREATE TABLE codes (code text COLLATE "C" PRIMARY KEY, label text NOT NULL);
 CREATE TABLE code_uses (id bigint PRIMARY KEY,
 	order_id bigint NOT NULL REFERENCES orders,
@@ -67,6 +84,9 @@ INSERT INTO codes SELECT 'code-' || lpad(c::text, 6, '0'), 'label ' || c FROM ge
 INSERT INTO code_uses SELECT u, 1 + (u * 13) % 20000,
 	CASE WHEN u % 97 = 0 THEN NULL ELSE 'code-' || lpad((1 + (u * 31) % 20000)::text, 6, '0') END
 	FROM generate_series(1, 40000) u;
+INSERT INTO marks SELECT m, 1 + (m * 17) % 20000 FROM generate_series(1, 40000) m;
+INSERT INTO torders SELECT 1 + o % 100, o FROM generate_series(1, 20000) o;
+INSERT INTO titems SELECT 1 + (i / 3) % 100, i, i / 3 FROM generate_series(3, 60002) i;
 INSERT INTO legacy SELECT l, 1 + (l * 11) % 20000, 'v' || l FROM generate_series(1, 40000) l;
 VACUUM ANALYZE;
 });
@@ -96,15 +116,15 @@ SELECT (e).file_name, (e).chunk FROM (SELECT exwiw_export('tenants', '{1,4}',
 	return ($out, $err);
 }
 
-# the read-ahead lines: index => [keys, leaves, heap pages], of the line
+# the read-ahead lines: index => [keys, leaves, heap pages, key columns], of the line
 # with the most leaves where several queries probe one index
 sub read_ahead
 {
 	my ($err) = @_;
 	my %r;
-	while ($err =~ /read ahead for (\d+) keys: (\d+) leaf pages of index "([^"]+)", (\d+) heap pages/g)
+	while ($err =~ /read ahead for (\d+) keys of (\d+) columns: (\d+) leaf pages of index "([^"]+)", (\d+) heap pages/g)
 	{
-		$r{$3} = [ $1, $2, $4 ] if !defined $r{$3} || $r{$3}[1] < $2;
+		$r{$4} = [ $1, $3, $5, $2 ] if !defined $r{$4} || $r{$4}[1] < $3;
 	}
 	return \%r;
 }
@@ -137,6 +157,18 @@ ok(defined $r->{codes_pkey} && $r->{codes_pkey}[1] > 0,
 	'text keys in the "C" collation, read ahead');
 ok(!defined $r->{legacy_order_ref_idx},
 	'an int4 column probed with bigint keys: not read ahead');
+ok(!grep({ /^marks_\d_order_id_idx$/ } keys %$r),
+	'partitions pruned per key: not read ahead');
+ok(defined $r->{titems_tenant_id_order_id_idx},
+	'a composite foreign key: read ahead');
+SKIP:
+{
+	skip 'no read-ahead of titems_tenant_id_order_id_idx', 2
+	  unless defined $r->{titems_tenant_id_order_id_idx};
+	my ($keys, $leaves, $heap, $cols) = @{ $r->{titems_tenant_id_order_id_idx} };
+	is($cols, 2, 'by both columns of the key');
+	ok($heap <= 3 * $keys, "the heap pages of each order's 3 items, no more ($heap for $keys keys)");
+}
 
 my ($warm, $warm_err) = export(16, 0);
 ok($warm eq $off, 'warm: the same bytes');
@@ -145,5 +177,25 @@ ok(scalar(keys %$w) > 0, 'warm: the probes are looked at');
 is_deeply([ grep { $w->{$_}[1] != 0 || $w->{$_}[2] != 0 || $w->{$_}[0] > 64 } sort keys %$w ],
 	[], 'warm: no probe reads ahead, none goes past 64 keys');
 
+# a cancel is honoured during the read-ahead: a timeout shorter than the
+# export, on a cold server, ends it with the timeout's error
+$node->restart;
+{
+	my ($ret, $out, $err) = $node->psql(
+		'postgres', q{
+SET search_path = p, public;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_seqscan = off;
+SET statement_timeout = '1ms';
+SELECT count(*) FROM (SELECT exwiw_export('tenants', '{1,4}', allow_undecided => true) AS e) s;
+});
+	like($err, qr/canceling statement due to statement timeout/,
+		'statement_timeout: the export is canceled');
+}
+
 $node->stop;
+# the node's own log: an assertion of a cassert build, a crash
+unlike(slurp_file($node->logfile), qr/^TRAP: |terminated by signal/m,
+	'the server log: no assertion failure, no crash');
 done_testing();

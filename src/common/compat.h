@@ -118,6 +118,19 @@ exwiw_json_lex_free(JsonLexContext *lex)
 #endif
 
 /* ---------------------------------------------------------------------
+ * Plans (nodes/plannodes.h)
+ *
+ * PostgreSQL 18 keeps an Append's or MergeAppend's run-time partition
+ * pruning in the plan's list, by index (-1: none); before, as a pointer.
+ * ---------------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#define exwiw_plan_prunes(node) ((node)->part_prune_index >= 0)
+#else
+#define exwiw_plan_prunes(node) ((node)->part_prune_info != NULL)
+#endif
+
+/* ---------------------------------------------------------------------
  * Relation cache (utils/relcache.h)
  *
  * PostgreSQL 18 gave RelationGetPrimaryKeyIndex() a deferrable_ok argument.

@@ -26,6 +26,11 @@
  * its pages in the kernel's page cache.  Keys given as a constant array
  * (column = ANY ('{...}')) are prefetched the same way.
  *
+ * Where the quals compare several first columns with columns of the same
+ * set (a composite foreign key), the key has all of them.  The children of
+ * an Append with run-time partition pruning are not looked at: each key
+ * probes only its own partitions.
+ *
  * This is a hint only: nothing read here is returned, no row is looked
  * at, a page split or a deletion at the same time only makes a prefetch
  * miss, and a probe that does not have the expected shape (an expression
@@ -35,7 +40,10 @@
  * are those the query reads anyway, for the keys it reads anyway, under
  * locks it takes anyway.  At most PREFETCH_MAX_KEYS keys of one probe are
  * read ahead, the first that the outer side yields: beyond that the
- * kernel would evict what was read before it is used.
+ * kernel would evict what was read before it is used; and at most
+ * PREFETCH_MAX_HEAP_PER_KEY heap entries of one key.  It runs where the
+ * query's executor starts, with the transaction read-only as there, since
+ * it calls the index's comparison functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -71,6 +79,9 @@
 
 /* the leaf pages walked right for one key's equal entries, at most */
 #define PREFETCH_MAX_LEAVES_PER_KEY 4
+
+/* the heap entries of one key read ahead, at most */
+#define PREFETCH_MAX_HEAP_PER_KEY 256
 
 /* One nested loop on the way down: its parameters and its outer plan. */
 typedef struct LoopLevel
@@ -206,7 +217,6 @@ descend(Relation rel, BTScanInsert key, bool to_leaf, Buffer *buf)
 		IndexTuple	itup;
 		BlockNumber child;
 
-		CHECK_FOR_INTERRUPTS();
 		/* move right while the key is beyond the page (a split) */
 		while (!P_RIGHTMOST(opaque) &&
 			   (P_IGNORE(opaque) || _bt_compare(rel, key, page, P_HIKEY) > 0))
@@ -271,12 +281,25 @@ prefetch_heap(Relation rel, Relation heap, BTScanInsert key, Buffer buf)
 	{
 		Page		page = BufferGetPage(buf);
 		BTPageOpaque opaque = BTPageGetOpaque(page);
-		OffsetNumber low = P_FIRSTDATAKEY(opaque);
-		OffsetNumber high = PageGetMaxOffsetNumber(page);
-		OffsetNumber maxoff = high;
+		OffsetNumber low;
+		OffsetNumber high;
+		OffsetNumber maxoff;
 		OffsetNumber off;
 
-		CHECK_FOR_INTERRUPTS();
+		/* a page deleted since its left sibling pointed to it: go on */
+		if (P_IGNORE(opaque))
+		{
+			if (P_RIGHTMOST(opaque) || ++leaves >= PREFETCH_MAX_LEAVES_PER_KEY)
+			{
+				_bt_relbuf(rel, buf);
+				return n;
+			}
+			buf = _bt_relandgetbuf(rel, buf, opaque->btpo_next, BT_READ);
+			continue;
+		}
+		low = P_FIRSTDATAKEY(opaque);
+		high = PageGetMaxOffsetNumber(page);
+		maxoff = high;
 		/* the first entry at or above the key */
 		high++;
 		while (high > low)
@@ -292,7 +315,8 @@ prefetch_heap(Relation rel, Relation heap, BTScanInsert key, Buffer buf)
 		{
 			IndexTuple	itup;
 
-			if (_bt_compare(rel, key, page, off) != 0)
+			if (n >= PREFETCH_MAX_HEAP_PER_KEY ||
+				_bt_compare(rel, key, page, off) != 0)
 			{
 				_bt_relbuf(rel, buf);
 				return n;
@@ -323,12 +347,19 @@ prefetch_heap(Relation rel, Relation heap, BTScanInsert key, Buffer buf)
 	}
 }
 
-/* The keys of one probe: a tuplestore's column, or a constant array. */
+/*
+ * The keys of one probe: the values of the index's first ncols columns,
+ * from columns of a tuplestore's rows, or of the first column from a
+ * constant array.
+ */
 typedef struct ProbeKeys
 {
+	int			ncols;
+	Oid			opnos[INDEX_MAX_KEYS];	/* the equality of each column */
+	Oid			types[INDEX_MAX_KEYS];	/* the key values' types */
 	Tuplestorestate *ts;
 	TupleTableSlot *slot;
-	AttrNumber	attno;
+	AttrNumber	attnos[INDEX_MAX_KEYS]; /* the tuplestore's columns */
 	int			readptr;
 	Datum	   *elems;			/* or the array's */
 	bool	   *nulls;
@@ -347,26 +378,27 @@ keys_rewind(ProbeKeys *k)
 	}
 }
 
-/* the next non-null key into *d; false at the end (or the limit) */
+/* the next key with no NULL into d[0..ncols); false at the end (or limit) */
 static bool
 keys_next(ProbeKeys *k, Datum *d)
 {
 	while (k->next < PREFETCH_MAX_KEYS)
 	{
-		bool		isnull;
+		bool		isnull = false;
 
 		if (k->ts != NULL)
 		{
 			tuplestore_select_read_pointer(k->ts, k->readptr);
 			if (!tuplestore_gettupleslot(k->ts, true, false, k->slot))
 				return false;
-			*d = slot_getattr(k->slot, k->attno, &isnull);
+			for (int c = 0; c < k->ncols && !isnull; c++)
+				d[c] = slot_getattr(k->slot, k->attnos[c], &isnull);
 		}
 		else
 		{
 			if (k->next >= k->nelems)
 				return false;
-			*d = k->elems[k->next];
+			d[0] = k->elems[k->next];
 			isnull = k->nulls[k->next];
 		}
 		k->next++;
@@ -378,57 +410,69 @@ keys_next(ProbeKeys *k, Datum *d)
 
 /*
  * prefetch_probe
- *		Read ahead the pages that probing index indexid for keys of type
- *		keytype with operator opno (equality, or nothing is done) reads:
- *		the leaves, then the heap blocks of the entries equal
- *		to the keys whose leaf was not in shared buffers.  When none of the
- *		first PREFETCH_WARM_KEYS keys' leaves missed, the index is taken to
- *		be in shared buffers, its heap pages too, and nothing more is done:
- *		a warm export pays a few dozen descents per probe, not two per key.
+ *		Read ahead the pages that probing index indexid for keys reads: the
+ *		leaves, then the heap blocks of the entries equal to the keys whose
+ *		leaf was not in shared buffers.  Nothing is done unless each key
+ *		column is compared by its operator family's equality and its values
+ *		are of the type the operator class takes.  When none of the first
+ *		PREFETCH_WARM_KEYS keys' leaves missed, the index is taken to be in
+ *		shared buffers, its heap pages too, and nothing more is done: a warm
+ *		export pays a few dozen descents per probe, not two per key.
  */
 static void
-prefetch_probe(PrefetchWalk *w, Oid indexid, Oid opno, Oid keytype,
-			   ProbeKeys *keys)
+prefetch_probe(PrefetchWalk *w, Oid indexid, ProbeKeys *keys)
 {
 	Relation	rel;
 	Relation	heap;
 	BTScanInsert key;
-	Datum		d;
+	Datum		d[INDEX_MAX_KEYS];
 	bool	   *missed;
 	int			nkeys = 0;
 	int			nleaves = 0;
 	int			nheap = 0;
 	int			i;
+	int			c;
 
 	rel = index_open(indexid, AccessShareLock);
 	if (rel->rd_rel->relam != BTREE_AM_OID ||
-		get_op_opfamily_strategy(opno, rel->rd_opfamily[0]) != BTEqualStrategyNumber ||
-		!IsBinaryCoercible(getBaseType(keytype), rel->rd_opcintype[0]))
+		keys->ncols > IndexRelationGetNumberOfKeyAttributes(rel))
 	{
 		index_close(rel, AccessShareLock);
 		return;
 	}
+	for (c = 0; c < keys->ncols; c++)
+	{
+		if (get_op_opfamily_strategy(keys->opnos[c], rel->rd_opfamily[c]) != BTEqualStrategyNumber ||
+			!IsBinaryCoercible(getBaseType(keys->types[c]), rel->rd_opcintype[c]))
+		{
+			index_close(rel, AccessShareLock);
+			return;
+		}
+	}
 	heap = relation_open(rel->rd_index->indrelid, AccessShareLock);
 
 	/*
-	 * A scan key of the first column only.  Without a tuple, _bt_mkscankey
-	 * assumes a version 4 index without posting-list semantics; the metapage
-	 * says what this index is, as _bt_first does.
+	 * A scan key of the key columns.  Without a tuple, _bt_mkscankey assumes
+	 * a version 4 index without posting-list semantics; the metapage says
+	 * what this index is, as _bt_first does.
 	 */
 	key = _bt_mkscankey(rel, NULL);
 	_bt_metaversion(rel, &key->heapkeyspace, &key->allequalimage);
-	key->keysz = 1;
-	key->scankeys[0].sk_flags &= ~SK_ISNULL;
+	key->keysz = keys->ncols;
+	for (c = 0; c < keys->ncols; c++)
+		key->scankeys[c].sk_flags &= ~SK_ISNULL;
 	missed = palloc0(sizeof(bool) * PREFETCH_MAX_KEYS);
 
 	/* the leaves */
 	keys_rewind(keys);
-	while (keys_next(keys, &d))
+	while (keys_next(keys, d))
 	{
 		Buffer		buf;
 		BlockNumber leaf;
 
-		key->scankeys[0].sk_argument = d;
+		CHECK_FOR_INTERRUPTS();
+		for (c = 0; c < keys->ncols; c++)
+			key->scankeys[c].sk_argument = d[c];
 		leaf = descend(rel, key, false, &buf);
 		if (leaf != InvalidBlockNumber)
 		{
@@ -448,21 +492,23 @@ prefetch_probe(PrefetchWalk *w, Oid indexid, Oid opno, Oid keytype,
 	if (nleaves > 0)
 	{
 		keys_rewind(keys);
-		for (i = 0; i < nkeys && keys_next(keys, &d); i++)
+		for (i = 0; i < nkeys && keys_next(keys, d); i++)
 		{
 			Buffer		buf;
 
+			CHECK_FOR_INTERRUPTS();
 			if (!missed[i])
 				continue;
-			key->scankeys[0].sk_argument = d;
+			for (c = 0; c < keys->ncols; c++)
+				key->scankeys[c].sk_argument = d[c];
 			(void) descend(rel, key, true, &buf);
 			if (BufferIsValid(buf))
 				nheap += prefetch_heap(rel, heap, key, buf);
 		}
 	}
 	ereport(DEBUG1,
-			(errmsg_internal("read ahead for %d keys: %d leaf pages of index \"%s\", %d heap pages of \"%s\"",
-							 nkeys, nleaves, RelationGetRelationName(rel), nheap,
+			(errmsg_internal("read ahead for %d keys of %d columns: %d leaf pages of index \"%s\", %d heap pages of \"%s\"",
+							 nkeys, keys->ncols, nleaves, RelationGetRelationName(rel), nheap,
 							 RelationGetRelationName(heap))));
 	if (keys->ts != NULL)
 		tuplestore_select_read_pointer(keys->ts, 0);
@@ -471,41 +517,117 @@ prefetch_probe(PrefetchWalk *w, Oid indexid, Oid opno, Oid keytype,
 }
 
 /*
- * probe_of_qual
- *		When qual, of an index scan of indexid, compares the index's first
- *		column (by equality: prefetch_probe checks) with a nested loop's
- *		parameter that is a set's column, or with a constant array, read
- *		its pages ahead.
+ * index_qual
+ *		qual split as "index column = right": sets *col (1-based), *opno,
+ *		*right and *saop (right is an array: = ANY) and returns true, or
+ *		returns false for any other form.
  */
-static void
-probe_of_qual(PrefetchWalk *w, Oid indexid, Node *qual)
+static bool
+index_qual(Node *qual, int *col, Oid *opno, Node **right, bool *saop)
 {
+	List	   *args;
 	Node	   *l;
-	Node	   *r;
-	Oid			opno;
-	bool		saop;
-	ProbeKeys	keys;
 
-	memset(&keys, 0, sizeof(keys));
 	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
 	{
-		saop = false;
-		opno = ((OpExpr *) qual)->opno;
-		l = strip_relabel(linitial(((OpExpr *) qual)->args));
-		r = strip_relabel(lsecond(((OpExpr *) qual)->args));
+		*saop = false;
+		*opno = ((OpExpr *) qual)->opno;
+		args = ((OpExpr *) qual)->args;
 	}
 	else if (IsA(qual, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) qual)->useOr)
 	{
-		saop = true;
-		opno = ((ScalarArrayOpExpr *) qual)->opno;
-		l = strip_relabel(linitial(((ScalarArrayOpExpr *) qual)->args));
-		r = strip_relabel(lsecond(((ScalarArrayOpExpr *) qual)->args));
+		*saop = true;
+		*opno = ((ScalarArrayOpExpr *) qual)->opno;
+		args = ((ScalarArrayOpExpr *) qual)->args;
 	}
 	else
+		return false;
+	l = strip_relabel(linitial(args));
+	if (!IsA(l, Var) || ((Var *) l)->varno != INDEX_VAR ||
+		((Var *) l)->varattno < 1 || ((Var *) l)->varattno > INDEX_MAX_KEYS)
+		return false;
+	*col = ((Var *) l)->varattno;
+	*right = strip_relabel(lsecond(args));
+	return true;
+}
+
+/*
+ * param_column
+ *		When right is a parameter that a nested loop on the way down sets
+ *		from a column of a set's rows, that set (*enr) and its column;
+ *		otherwise 0.
+ */
+static AttrNumber
+param_column(PrefetchWalk *w, Node *right, EphemeralNamedRelation *enr)
+{
+	int			paramid;
+	ListCell   *lc;
+
+	if (!IsA(right, Param) || ((Param *) right)->paramkind != PARAM_EXEC)
+		return 0;
+	paramid = ((Param *) right)->paramid;
+	/* the nested loop that sets the parameter (paramids are unique) */
+	foreach(lc, w->loops)
+	{
+		LoopLevel  *lv = lfirst(lc);
+		ListCell   *pc;
+
+		foreach(pc, lv->nestparams)
+		{
+			NestLoopParam *nlp = lfirst(pc);
+			AttrNumber	attno;
+
+			if (nlp->paramno != paramid || nlp->paramval->varno != OUTER_VAR)
+				continue;
+			attno = resolve_outer(w, lv->outer, nlp->paramval->varattno, enr);
+			if (attno <= 0 || (*enr)->reldata == NULL || (*enr)->md.tupdesc == NULL ||
+				attno > (*enr)->md.tupdesc->natts)
+				return 0;
+			return attno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * probe_of_scan
+ *		When the index quals of a scan of indexid compare the index's
+ *		first columns by equality with columns of one set's rows (nested
+ *		loop parameters), or its first column with a constant array, read
+ *		the probe's pages ahead.  Where the quals compare the first columns
+ *		with a set's columns, all of those in a row make the key: a key of
+ *		the first column alone would match many more entries than the
+ *		query reads (a composite foreign key led by a tenant's column).
+ */
+static void
+probe_of_scan(PrefetchWalk *w, Oid indexid, List *quals)
+{
+	Node	   *right[INDEX_MAX_KEYS] = {0};
+	Oid			opnos[INDEX_MAX_KEYS] = {0};
+	bool		saops[INDEX_MAX_KEYS] = {0};
+	ProbeKeys	keys;
+	EphemeralNamedRelation enr = NULL;
+	ListCell   *lc;
+	int			c;
+
+	foreach(lc, quals)
+	{
+		int			col;
+		Oid			opno;
+		Node	   *r;
+		bool		saop;
+
+		if (index_qual(lfirst(lc), &col, &opno, &r, &saop) && right[col - 1] == NULL)
+		{
+			right[col - 1] = r;
+			opnos[col - 1] = opno;
+			saops[col - 1] = saop;
+		}
+	}
+	if (right[0] == NULL)
 		return;
-	if (!IsA(l, Var) || ((Var *) l)->varno != INDEX_VAR || ((Var *) l)->varattno != 1)
-		return;
-	if (saop)
+	memset(&keys, 0, sizeof(keys));
+	if (saops[0])
 	{
 		ArrayType  *arr;
 		int16		elmlen;
@@ -513,52 +635,40 @@ probe_of_qual(PrefetchWalk *w, Oid indexid, Node *qual)
 		char		elmalign;
 
 		/* column = ANY (constant array) */
-		if (!IsA(r, Const) || ((Const *) r)->constisnull)
+		if (!IsA(right[0], Const) || ((Const *) right[0])->constisnull)
 			return;
-		arr = DatumGetArrayTypeP(((Const *) r)->constvalue);
+		arr = DatumGetArrayTypeP(((Const *) right[0])->constvalue);
 		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
 		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
 						  &keys.elems, &keys.nulls, &keys.nelems);
+		keys.ncols = 1;
+		keys.opnos[0] = opnos[0];
+		keys.types[0] = ARR_ELEMTYPE(arr);
 		if (keys.nelems > 1)
-			prefetch_probe(w, indexid, opno, ARR_ELEMTYPE(arr), &keys);
+			prefetch_probe(w, indexid, &keys);
 		return;
 	}
-	/* column = a nested loop's parameter: an operator of two arguments */
-	if (IsA(r, Param) && ((Param *) r)->paramkind == PARAM_EXEC)
+	/* the first columns, each = a column of the same set's rows */
+	for (c = 0; c < INDEX_MAX_KEYS && right[c] != NULL && !saops[c]; c++)
 	{
-		int			paramid = ((Param *) r)->paramid;
-		ListCell   *lc;
+		EphemeralNamedRelation e = NULL;
+		AttrNumber	attno = param_column(w, right[c], &e);
 
-		/* the nested loop that sets the parameter (paramids are unique) */
-		foreach(lc, w->loops)
-		{
-			LoopLevel  *lv = lfirst(lc);
-			ListCell   *pc;
-
-			foreach(pc, lv->nestparams)
-			{
-				NestLoopParam *nlp = lfirst(pc);
-				EphemeralNamedRelation enr = NULL;
-				Var		   *pv = nlp->paramval;
-				AttrNumber	attno;
-
-				if (nlp->paramno != paramid || pv->varno != OUTER_VAR)
-					continue;
-				attno = resolve_outer(w, lv->outer, pv->varattno, &enr);
-				if (attno <= 0 || enr->reldata == NULL || enr->md.tupdesc == NULL ||
-					attno > enr->md.tupdesc->natts)
-					return;
-				keys.ts = (Tuplestorestate *) enr->reldata;
-				keys.attno = attno;
-				keys.slot = MakeSingleTupleTableSlot(enr->md.tupdesc, &TTSOpsMinimalTuple);
-				keys.readptr = tuplestore_alloc_read_pointer(keys.ts, EXEC_FLAG_REWIND);
-				prefetch_probe(w, indexid, opno,
-							   TupleDescAttr(enr->md.tupdesc, attno - 1)->atttypid, &keys);
-				ExecDropSingleTupleTableSlot(keys.slot);
-				return;
-			}
-		}
+		if (attno <= 0 || (enr != NULL && e != enr))
+			break;
+		enr = e;
+		keys.attnos[c] = attno;
+		keys.opnos[c] = opnos[c];
+		keys.types[c] = TupleDescAttr(enr->md.tupdesc, attno - 1)->atttypid;
+		keys.ncols = c + 1;
 	}
+	if (keys.ncols == 0)
+		return;
+	keys.ts = (Tuplestorestate *) enr->reldata;
+	keys.slot = MakeSingleTupleTableSlot(enr->md.tupdesc, &TTSOpsMinimalTuple);
+	keys.readptr = tuplestore_alloc_read_pointer(keys.ts, EXEC_FLAG_REWIND);
+	prefetch_probe(w, indexid, &keys);
+	ExecDropSingleTupleTableSlot(keys.slot);
 }
 
 /*
@@ -593,11 +703,11 @@ walk_plan(PrefetchWalk *w, Plan *plan)
 		default:
 			break;
 	}
-	foreach(lc, quals)
+	if (quals != NIL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(w->cxt);
 
-		probe_of_qual(w, indexid, lfirst(lc));
+		probe_of_scan(w, indexid, quals);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(w->cxt);
 	}
@@ -620,10 +730,15 @@ walk_plan(PrefetchWalk *w, Plan *plan)
 	switch (nodeTag(plan))
 	{
 		case T_Append:
+			/* partitions pruned per key: the probes would be many more */
+			if (exwiw_plan_prunes((Append *) plan))
+				break;
 			foreach(lc, ((Append *) plan)->appendplans)
 				walk_plan(w, lfirst(lc));
 			break;
 		case T_MergeAppend:
+			if (exwiw_plan_prunes((MergeAppend *) plan))
+				break;
 			foreach(lc, ((MergeAppend *) plan)->mergeplans)
 				walk_plan(w, lfirst(lc));
 			break;

@@ -463,8 +463,6 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	stmt = pg_plan_query(linitial_node(Query, trees), q->sql, CURSOR_OPT_NO_SCROLL, params);
 	if (nest >= 0)
 		exwiw_restore_settings(nest);
-	if (q->prefetch)
-		exwiw_prefetch_plan(stmt, q->enrs);
 	error_context_stack = qerrcb.previous;
 	exwiw_check_column_names(ExecCleanTypeFromTL(stmt->planTree->targetlist));
 
@@ -475,6 +473,9 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	PushActiveSnapshot(s->qd->snapshot);
 	PG_TRY();
 	{
+		/* read ahead under the same guard: it calls index comparators */
+		if (q->prefetch)
+			exwiw_prefetch_plan(stmt, q->enrs);
 		ExecutorStart(s->qd, 0);
 	}
 	PG_FINALLY();
