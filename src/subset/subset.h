@@ -229,6 +229,9 @@ typedef struct SubsetFile
 	int			seq;			/* 1-based position in processing order */
 	char	   *file_name;		/* set by the caller, per format */
 	char	   *query;			/* the extraction query */
+	char	   *ctid_query;		/* the same, reading the rows of set ctid_set
+								 * back by ctid, or NULL */
+	int			ctid_set;
 	char	   *rule;			/* which rows, for exwiw_plan */
 	bool		fragment;
 	List	   *deps;			/* sets read */

@@ -500,6 +500,7 @@ plan_files(Planner *pl)
 		StringInfoData rule;
 		char	   *where;
 		const char *from = relsql;	/* the table, or it joined to its keys */
+		bool		via_fset = false;	/* from/where read exwiw_f by key */
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -604,25 +605,6 @@ plan_files(Planner *pl)
 			where = "false";
 			f->deps = NIL;
 		}
-		else if (pl->rel[ti].fset >= 0 && pl->rel[ti].fset_ctid)
-		{
-			/*
-			 * Joined to the set of its rows by ctid (carries_ctid): a TID
-			 * scan per row, or a hash of the ctids, where a join by key would
-			 * probe the key's index a second time.
-			 */
-			SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
-			StringInfoData j;
-
-			initStringInfo(&j);
-			appendStringInfo(&j, "%s JOIN (SELECT %s.exwiw_ctid AS exwiw_key1 FROM %s) AS exwiw_k ON ",
-							 relsql, fs->name, fs->name);
-			subset_append_eq(&j, psprintf("%s.ctid", alias), TIDOID,
-							 "exwiw_k.exwiw_key1", TIDOID);
-			from = j.data;
-			where = "true";
-			f->deps = list_make1_int(pl->rel[ti].fset);
-		}
 		else if (pl->rel[ti].fset >= 0 && t->pk.n > 0 &&
 				 !planner_index_leads(t, &t->pk, InvalidAttrNumber))
 		{
@@ -637,6 +619,7 @@ plan_files(Planner *pl)
 			planner_append_key_match(&w, alias, t, planner_set(pl, pl->rel[ti].fset));
 			where = w.data;
 			f->deps = list_make1_int(pl->rel[ti].fset);
+			via_fset = true;
 		}
 		else if (pl->rel[ti].fset >= 0 && t->pk.n > 0)
 		{
@@ -669,6 +652,7 @@ plan_files(Planner *pl)
 			from = j.data;
 			where = "true";
 			f->deps = list_make1_int(pl->rel[ti].fset);
+			via_fset = true;
 		}
 		else if (pl->rel[ti].fset >= 0)
 		{
@@ -774,6 +758,28 @@ plan_files(Planner *pl)
 				subset_append_cols(&q, alias, &t->pk);
 			else
 				append_keyless_order(&q, t, alias);
+			if (via_fset && pl->rel[ti].fset_ctid)
+			{
+				/*
+				 * The same rows read back by ctid (carries_ctid), which the
+				 * executor runs for a set of few rows (subset_run.c): a TID
+				 * scan per row, where a probe of the key's index would read
+				 * its pages a second time.  A large set is better joined on
+				 * the key's index, in the file's order, than sorted again.
+				 */
+				SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
+				StringInfoData c;
+
+				initStringInfo(&c);
+				appendStringInfo(&c, "SELECT %s FROM %s JOIN (SELECT %s.exwiw_ctid AS exwiw_key1 FROM %s) AS exwiw_k ON ",
+								 subset_select_list(t), relsql, fs->name, fs->name);
+				subset_append_eq(&c, psprintf("%s.ctid", alias), TIDOID,
+								 "exwiw_k.exwiw_key1", TIDOID);
+				appendStringInfoString(&c, " WHERE true ORDER BY ");
+				subset_append_cols(&c, alias, &t->pk);
+				f->ctid_query = c.data;
+				f->ctid_set = pl->rel[ti].fset;
+			}
 		}
 		f->query = q.data;
 

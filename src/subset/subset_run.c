@@ -372,14 +372,23 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 
 /*
  * subset_run_file_query
- *		The stream query of file i: its SQL, the sets it reads, its
+ *		The stream query of file i: its SQL (read back by ctid where the
+ *		set of its rows has at most SUBSET_CTID_MAX_ROWS), the sets it reads, its
  *		parameter, whether a user's fragment is in it, and whether its
  *		errors are withheld (withhold_for_query).
  */
 void
 subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 {
-	subset_run_query_over(run, i, run->plan->files[i].query, NIL, false, q);
+	SubsetFile *f = &run->plan->files[i];
+	const char *sql = f->query;
+
+	/* a set of few rows: read back by ctid (subset_plan.c) */
+	if (f->ctid_query != NULL && !run->inline_sets &&
+		run->enrs[f->ctid_set] != NULL &&
+		run->enrs[f->ctid_set]->md.enrtuples <= SUBSET_CTID_MAX_ROWS)
+		sql = f->ctid_query;
+	subset_run_query_over(run, i, sql, NIL, false, q);
 }
 
 /*

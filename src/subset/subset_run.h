@@ -26,6 +26,14 @@
 #include "executor/spi.h"
 #include "utils/queryenvironment.h"
 
+/*
+ * A file whose rows' set holds at most this many rows reads them back by
+ * ctid (SubsetFile.ctid_query): a TID scan per row, then a sort, which
+ * beats a second probe of the key's index for a tenant's rows and loses to
+ * a merge join on it for most of a table (bench/README.md).
+ */
+#define SUBSET_CTID_MAX_ROWS 50000
+
 struct SubsetRun
 {
 	const char *funcname;
