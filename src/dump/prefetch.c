@@ -194,6 +194,31 @@ resolve_outer(PrefetchWalk *w, Plan *plan, AttrNumber attno,
 }
 
 /*
+ * first_not_below
+ *		The first of the items low..high of page that the key is not above
+ *		(high + 1 when it is above them all), by binary search, as
+ *		_bt_binsrch does with nextkey false.  On an internal page, whose
+ *		first data item compares as minus infinity, the one before it is
+ *		the downlink to follow.
+ */
+static OffsetNumber
+first_not_below(Relation rel, BTScanInsert key, Page page,
+				OffsetNumber low, OffsetNumber high)
+{
+	high++;
+	while (high > low)
+	{
+		OffsetNumber mid = low + ((high - low) / 2);
+
+		if (_bt_compare(rel, key, page, mid) >= 1)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/*
  * descend
  *		Descend index rel for key from the root: stops at the page above the
  *		leaves and returns the leaf's block (*buf released), or, when to_leaf,
@@ -244,16 +269,7 @@ descend(Relation rel, BTScanInsert key, bool to_leaf, Buffer *buf)
 			*buf = InvalidBuffer;
 			return InvalidBlockNumber;
 		}
-		high++;
-		while (high > low)
-		{
-			OffsetNumber mid = low + ((high - low) / 2);
-
-			if (_bt_compare(rel, key, page, mid) >= 1)
-				low = mid + 1;
-			else
-				high = mid;
-		}
+		low = first_not_below(rel, key, page, low, high);
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, OffsetNumberPrev(low)));
 		child = BTreeTupleGetDownLink(itup);
 		if (opaque->btpo_level == 1 && !to_leaf)
@@ -282,7 +298,6 @@ prefetch_heap(Relation rel, Relation heap, BTScanInsert key, Buffer buf)
 		Page		page = BufferGetPage(buf);
 		BTPageOpaque opaque = BTPageGetOpaque(page);
 		OffsetNumber low;
-		OffsetNumber high;
 		OffsetNumber maxoff;
 		OffsetNumber off;
 
@@ -297,20 +312,9 @@ prefetch_heap(Relation rel, Relation heap, BTScanInsert key, Buffer buf)
 			buf = _bt_relandgetbuf(rel, buf, opaque->btpo_next, BT_READ);
 			continue;
 		}
-		low = P_FIRSTDATAKEY(opaque);
-		high = PageGetMaxOffsetNumber(page);
-		maxoff = high;
+		maxoff = PageGetMaxOffsetNumber(page);
 		/* the first entry at or above the key */
-		high++;
-		while (high > low)
-		{
-			OffsetNumber mid = low + ((high - low) / 2);
-
-			if (_bt_compare(rel, key, page, mid) >= 1)
-				low = mid + 1;
-			else
-				high = mid;
-		}
+		low = first_not_below(rel, key, page, P_FIRSTDATAKEY(opaque), maxoff);
 		for (off = low; off <= maxoff; off++)
 		{
 			IndexTuple	itup;
