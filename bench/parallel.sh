@@ -118,19 +118,32 @@ parts_run() {
 	wait "${pids[@]}"
 }
 
-# timed NAME CMD...: wall seconds of CMD into best[NAME] (the best run)
-declare -A best
+# busy_ticks: the machine's busy CPU time so far, in clock ticks (user,
+# nice, system, irq and softirq of every CPU, from /proc/stat)
+busy_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+
+# timed NAME CMD...: wall seconds of CMD into best[NAME] (the best run),
+# and the CPU seconds the whole machine was busy during that run into
+# cpu[NAME]: every process of the run (backends, client, psql) and the
+# kernel's work for them, which an idle machine adds little to
+declare -A best cpu
+hz=$(getconf CLK_TCK)
 timed() {
-	local name=$1 t0 t1 s
+	local name=$1 t0 t1 s c0 c1
 	shift
+	c0=$(busy_ticks)
 	t0=$(date +%s%N)
 	"$@"
 	t1=$(date +%s%N)
+	c1=$(busy_ticks)
 	s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
 	if [ -z "${best[$name]:-}" ] || awk -v x="$s" -v y="${best[$name]}" 'BEGIN { exit !(x < y) }'; then
 		best[$name]=$s
+		cpu[$name]=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
 	fi
-	echo "# run: $name $s s" >&2
+	echo "# run: $name $s s, ${cpu[$name]} CPU s (best)" >&2
 }
 
 echo "# load before: $(uptime)"
@@ -174,6 +187,21 @@ for p in "jsonl" "sql" "copy" "jsonl whole" "sql whole" "jsonl one file" "sql on
 	a=${best["$p 1"]} b=${best["$p 2"]}
 	printf '| %s | %s s | %s s | %s× |\n' "$p" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
 done
+# The ceiling of a second connection: a run keeps the machine busy for
+# cpu CPU seconds, so that on C cores it takes at least cpu / C; with one
+# connection the client's work already runs beside its backend, and that
+# share of the two cores is not left for -j 2 to gain.
+cores=$(nproc)
+[ "$cores" -gt 2 ] && cores=2
+printf '\n| path | busy CPU, 1 connection | wall / busy CPU | ceiling of 2 connections: wall / (CPU / %d) |\n| --- | ---: | ---: | ---: |\n' "$cores"
+for p in jsonl sql copy; do
+	a=${best["$p 1"]} c=${cpu["$p 1"]}
+	printf '| %s | %s s | %s cores | %s× (measured %s×) |\n' "$p" "$c" \
+		"$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", c / a }')" \
+		"$(awk -v a="$a" -v c="$c" -v n="$cores" 'BEGIN { printf "%.2f", a / (c / n) }')" \
+		"$(awk -v a="$a" -v b="${best["$p 2"]}" 'BEGIN { printf "%.2f", a / b }')"
+done
+echo
 for n in 1 2; do
 	printf '| JSON Lines / COPY, %d connection(s) | %s× | SQL / COPY | %s× |\n' "$n" \
 		"$(awk -v a="${best["jsonl $n"]}" -v b="${best["copy $n"]}" 'BEGIN { printf "%.2f", a / b }')" \
