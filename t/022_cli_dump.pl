@@ -14,6 +14,9 @@
 #   INSERT);
 # - --query --format=jsonl --rows-per-file: the query's parts, -j 2;
 # - the errors, which leave nothing behind.
+# The client streams chunks of 64 kB and the functions' default is 256 kB:
+# the comparisons with exwiw_dump_jsonl's and exwiw_dump's own output, of
+# 2-3 MB each, also check that the chunk size changes no byte.
 use strict;
 use warnings FATAL => 'all';
 
