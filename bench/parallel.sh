@@ -20,7 +20,10 @@
 # says so; and without parts, EXWIW_PARTS=off), with the client's peak
 # memory (GNU time's maximum RSS).  Best
 # of EXWIW_BENCH_RUNS (default 2), alternating; prints the machine's load
-# (uptime) before and after.  EXWIW_BENCH_TENANT=0 skips the tenant part.
+# (uptime) before and after, the busy CPU of every run (/proc/stat), and
+# what a second process gains on this machine for each kind of work the
+# dump does (bench/scaling.c, compiled and run here).  EXWIW_BENCH_TENANT=0
+# skips the tenant part.
 source "$(dirname "$0")/common.sh"
 rows=${1:-1000000}
 files=${2:-100}
@@ -131,19 +134,22 @@ busy_ticks() {
 declare -A best cpu
 hz=$(getconf CLK_TCK)
 timed() {
-	local name=$1 t0 t1 s c0 c1
+	local name=$1 t0 t1 s c0 c1 c
 	shift
+	# the previous run's files written back before, not counted in this run
+	sync
 	c0=$(busy_ticks)
 	t0=$(date +%s%N)
 	"$@"
 	t1=$(date +%s%N)
 	c1=$(busy_ticks)
 	s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	c=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
 	if [ -z "${best[$name]:-}" ] || awk -v x="$s" -v y="${best[$name]}" 'BEGIN { exit !(x < y) }'; then
 		best[$name]=$s
-		cpu[$name]=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
+		cpu[$name]=$c
 	fi
-	echo "# run: $name $s s, ${cpu[$name]} CPU s (best)" >&2
+	echo "# run: $name $s s, $c CPU s" >&2
 }
 
 echo "# load before: $(uptime)"
@@ -193,14 +199,27 @@ done
 # share of the two cores is not left for -j 2 to gain.
 cores=$(nproc)
 [ "$cores" -gt 2 ] && cores=2
-printf '\n| path | busy CPU, 1 connection | wall / busy CPU | ceiling of 2 connections: wall / (CPU / %d) |\n| --- | ---: | ---: | ---: |\n' "$cores"
+# The 2-connection run's own busy CPU gives a second ceiling: it needed
+# that much, so on C cores it cannot take less than CPU / C, however well
+# its work were spread; its CPU / wall, in cores, says how far it was from
+# that (near C: bound by the CPU; below: something waited, a serial step
+# or one connection done before the other).
+printf '\n| path | busy CPU, 1 connection | wall / busy CPU | ceiling: wall of 1 / (its CPU / %d) | busy CPU, 2 connections | ceiling: wall of 1 / (CPU of 2 / %d) | measured |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n' "$cores" "$cores"
 for p in jsonl sql copy; do
-	a=${best["$p 1"]} c=${cpu["$p 1"]}
-	printf '| %s | %s s | %s cores | %s× (measured %s×) |\n' "$p" "$c" \
+	a=${best["$p 1"]} c=${cpu["$p 1"]} b=${best["$p 2"]} d=${cpu["$p 2"]}
+	printf '| %s | %s s | %s cores | %s× | %s s, %s cores | %s× | %s× |\n' "$p" "$c" \
 		"$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", c / a }')" \
 		"$(awk -v a="$a" -v c="$c" -v n="$cores" 'BEGIN { printf "%.2f", a / (c / n) }')" \
-		"$(awk -v a="$a" -v b="${best["$p 2"]}" 'BEGIN { printf "%.2f", a / b }')"
+		"$d" "$(awk -v b="$b" -v d="$d" 'BEGIN { printf "%.2f", d / b }')" \
+		"$(awk -v a="$a" -v d="$d" -v n="$cores" 'BEGIN { printf "%.2f", a / (d / n) }')" \
+		"$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
 done
+# The machine's own gain from a second process for each kind of work the
+# dump does (bench/scaling.c: nothing of exwiw or PostgreSQL in it).
+cc -O2 -o "$BENCH_WORK/scaling" "$(dirname "$0")/scaling.c"
+echo
+echo "# the machine: what a second process gains (bench/scaling.c)"
+TMPDIR=$out "$BENCH_WORK/scaling" 256
 echo
 for n in 1 2; do
 	printf '| JSON Lines / COPY, %d connection(s) | %s× | SQL / COPY | %s× |\n' "$n" \
