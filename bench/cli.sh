@@ -35,7 +35,7 @@
 # alone, -j 2 at least 1.6x faster than -j 1 on all shops, the client
 # under 32 MB.  The machine's load average is printed too: the figures
 # mean little on a busy machine.
-source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/common.sh"
 cd "$EXWIW_ROOT"
 
 dir=/tmp/exwiw-cli-bench
@@ -91,21 +91,6 @@ query() {
 }
 
 declare -A best_s best_kb
-# measure KEY CMD...: one timed run; keeps the best time and the largest RSS
-measure() {
-	local key=$1
-	shift
-	sync
-	"$GNU_TIME" -f '%e %M' -o "$dir/time.txt" "$@"
-	local s kb
-	read -r s kb <"$dir/time.txt"
-	if [ -z "${best_s[$key]:-}" ] || [ "$(echo "$s < ${best_s[$key]}" | bc)" -eq 1 ]; then
-		best_s[$key]=$s
-	fi
-	if [ -z "${best_kb[$key]:-}" ] || [ "$kb" -gt "${best_kb[$key]}" ]; then
-		best_kb[$key]=$kb
-	fi
-}
 
 psql_alone() {
 	query "$1" | psql -X -A -t -q -0 --field-separator-zero -v ON_ERROR_STOP=1 -v cfg="$cfg" >"$out/psql.out"
@@ -143,7 +128,7 @@ declare -A cpu_max cpu_sum
 measure_cli() {
 	local key=$1 from
 	from=$(($(wc -l <"$dir/server.log") + 1))
-	measure "$key" bash -c "cli '$2' $3 '${4:-}'"
+	bench_measure "$key" bash -c "cli '$2' $3 '${4:-}'"
 	local max sum
 	max=$(backend_cpu "$from" | sort -g | tail -1)
 	sum=$(backend_cpu "$from" | awk '{ s += $1 } END { printf "%.2f", s }')
@@ -165,13 +150,13 @@ for scope in one all; do
 	[ $scope = all ] && ids=$all_ids
 	exwiw_log "exporting $([ $scope = one ] && echo 'one shop (500)' || echo 'all 1,000 shops'), $runs runs of each path"
 	for r in $(seq 1 "$runs"); do
-		measure "$scope psql" bash -c "psql_alone '$ids'"
-		measure "$scope psql64" bash -c "psql_fetch '$ids'"
+		bench_measure "$scope psql" bash -c "psql_alone '$ids'"
+		bench_measure "$scope psql64" bash -c "psql_fetch '$ids'"
 		measure_cli "$scope j1" "$ids" 1
 		measure_cli "$scope j2" "$ids" 2
 		measure_cli "$scope j2d" "$ids" 2 "2,3,4,7,8/1,5,6,9"
 		if [ $scope = one ] || [ "$r" -eq 1 ]; then
-			measure "$scope loop" bash -c "shell_loop '$ids'"
+			bench_measure "$scope loop" bash -c "shell_loop '$ids'"
 		fi
 	done
 	bytes=$(du -sb "$out/j1" | cut -f1)

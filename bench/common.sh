@@ -8,6 +8,8 @@
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
+# bench_measure KEY CMD... run CMD under GNU time, keep its best wall time
+#                          and largest peak RSS in best_s[KEY], best_kb[KEY]
 source "$(dirname "${BASH_SOURCE[0]}")/../test/lib.sh"
 
 bench_cluster() {
@@ -94,3 +96,23 @@ bench_run() {
 
 # ratio A B: A / B with two decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# bench_measure KEY CMD...: one run of CMD under GNU time (after a sync, so
+# that earlier runs' writeback is not in it); keeps the best wall seconds in
+# best_s[KEY] and the largest peak RSS of CMD, in kB, in best_kb[KEY]: the
+# caller declares both (declare -A best_s best_kb).
+bench_measure() {
+	local key=$1 s kb t
+	shift
+	t=$(mktemp)
+	sync
+	/usr/bin/time -f '%e %M' -o "$t" "$@"
+	read -r s kb <"$t"
+	rm -f "$t"
+	if [ -z "${best_s[$key]:-}" ] || [ "$(echo "$s < ${best_s[$key]}" | bc)" -eq 1 ]; then
+		best_s[$key]=$s
+	fi
+	if [ -z "${best_kb[$key]:-}" ] || [ "$kb" -gt "${best_kb[$key]}" ]; then
+		best_kb[$key]=$kb
+	fi
+}

@@ -24,14 +24,13 @@
 # The two servers share the machine's two cores and its page cache: while
 # one exports, the other is idle (the standby's startup process waits for
 # WAL that does not come), so the comparison is of the servers' own work.
-source "$(dirname "$0")/../test/lib.sh"
+source "$(dirname "$0")/common.sh"
 cd "$EXWIW_ROOT"
 
 dir=/tmp/exwiw-standby-bench
 port=${EXWIW_PORT:-55350}
 sport=$((port + 1))
 runs=${EXWIW_BENCH_RUNS:-3}
-GNU_TIME=/usr/bin/time
 
 # stop both servers on exit, whatever happens
 stop_all() {
@@ -46,7 +45,7 @@ rm -rf "$dir"
 mkdir -p "$dir/primary" "$dir/standby"
 chmod 755 "$dir"
 exwiw_setup
-[ -x "$GNU_TIME" ] || { echo "GNU time is needed (apt-get install time)"; exit 1; }
+[ -x /usr/bin/time ] || { echo "GNU time is needed (apt-get install time)"; exit 1; }
 exwiw_tmp_install "$dir/inst"
 PATH=$EXWIW_BIN:$PATH
 
@@ -104,21 +103,12 @@ cli() {
 }
 
 declare -A best_s best_kb
-# measure KEY SERVER IDS JOBS NAME: one timed export; keeps the best time
-# and the largest RSS of the client (GNU time runs exwiw itself, under env)
+# measure KEY SERVER IDS JOBS NAME: one timed export (bench_measure)
 measure() {
-	local key=$1 s kb
+	local key=$1
 	shift
 	cli "$@"
-	sync
-	"$GNU_TIME" -f '%e %M' -o "$dir/time.txt" "${CMD[@]}"
-	read -r s kb <"$dir/time.txt"
-	if [ -z "${best_s[$key]:-}" ] || [ "$(echo "$s < ${best_s[$key]}" | bc)" -eq 1 ]; then
-		best_s[$key]=$s
-	fi
-	if [ -z "${best_kb[$key]:-}" ] || [ "$kb" -gt "${best_kb[$key]}" ]; then
-		best_kb[$key]=$kb
-	fi
+	bench_measure "$key" "${CMD[@]}"
 }
 
 load() { uptime | sed 's/.*load average/load average/'; }
