@@ -171,7 +171,6 @@ for scope in one all; do
 done
 echo "machine at end: $(load)"
 
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
 printf '%-34s %12s %12s %14s %12s\n' "path" "one shop" "peak RSS" "all shops" "peak RSS"
 row() {

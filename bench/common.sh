@@ -8,6 +8,7 @@
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
+# ratio A B, mb KB         A / B and KB in MB, for the tables
 # bench_measure KEY CMD... run CMD under GNU time, keep its best wall time
 #                          and largest peak RSS in best_s[KEY], best_kb[KEY]
 source "$(dirname "${BASH_SOURCE[0]}")/../test/lib.sh"
@@ -96,6 +97,9 @@ bench_run() {
 
 # ratio A B: A / B with two decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# mb KB: kilobytes as megabytes with one decimal
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
 # bench_measure KEY CMD...: one run of CMD under GNU time (after a sync, so
 # that earlier runs' writeback is not in it); keeps the best wall seconds in

@@ -45,7 +45,6 @@ for k in "${cases[@]}"; do times[$k]=$(printf '%s\n' ${samples[$k]} | best); don
 # The client's path and exwiw_dump must produce the same bytes.
 if cmp -s "$out/exwiw.sql" "$out/ruby.sql"; then same=yes; else same=NO; fi
 
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
 echo "exwiw bench/dump.sh: $rows rows x 8 columns, best of $runs interleaved runs ($(date -u +%Y-%m-%d), $(nproc) cores)"
 printf '%-40s %9s %10s %14s %12s\n' path seconds "vs COPY" "backend priv" "backend RSS"

@@ -72,7 +72,6 @@ if gunzip -c "$out/sink.sql.gz" | cmp -s - "$out/sink.sql" && gunzip -c "$out/si
 size() { stat -c %s "$1"; }
 raw=$(size "$out/sink.sql")
 
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 label() {
 	case $1 in
 	copy_file) echo "COPY (query) TO 'file' (speed limit)" ;;

@@ -144,8 +144,6 @@ for scope in one all; do
 done
 echo "machine at end: $(load)"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
 echo "best of $runs; the client's peak RSS in parentheses"
 echo
