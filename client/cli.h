@@ -38,6 +38,8 @@
  *	load.c			the load subcommand: a directory of files into a
  *					database, in order or with -j N connections
  *	load_deps.c		which files of a load may run at the same time
+ *	refresh.c		load --refresh: one tenant's rows made equal to a new
+ *					export, no other row changed
  *	sql_split.c		an SQL file's statements and COPY data, as psql
  *					splits them, in the session's client encoding
  *
@@ -542,6 +544,27 @@ extern bool split_copy_data(SqlSplitter *s,
 							void *arg, long *rows, int *first_line);
 extern int	split_line_at(const SqlStatement *st, const char *text, size_t len,
 						  int encoding, int pos);
+extern bool sql_statement_target(const char *p, char **table, char **columns,
+								 const char **end);
+
+/* ---------------------------------------------------------------- */
+/* refresh.c                                                          */
+/* ---------------------------------------------------------------- */
+
+typedef struct Refresh Refresh;
+
+extern Refresh *refresh_start(PGconn *conn);
+extern bool refresh_own_rows(Refresh *r, PGconn *conn, const char *stmt,
+							 PGresult **fail, char **msg);
+extern char *refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,
+						   PGresult **fail, char **msg);
+extern bool refresh_apply(Refresh *r, PGconn *conn, PGresult **fail);
+extern bool refresh_clear_keyless(Refresh *r, PGconn *conn, PGresult **fail,
+								  bool *refused);
+extern bool refresh_finish(Refresh *r, PGconn *conn, PGresult **fail,
+						   bool *refused);
+extern void refresh_summary(const Refresh *r, long *inserted, long *updated,
+							long *deleted);
 
 /* ---------------------------------------------------------------- */
 /* load.c, load_deps.c                                                */

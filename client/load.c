@@ -47,6 +47,7 @@ typedef struct LoadRun
 	LoadFile   *files;
 	int			nfiles;
 	bool		in_transaction; /* --single-transaction or --refresh */
+	Refresh    *refresh;		/* --refresh (refresh.c) */
 	Progress   *progress;
 	ProgressFile *pfiles;
 	pthread_mutex_t lock;		/* the fields below, progress, logging */
@@ -322,52 +323,9 @@ error_line(const PGresult *res, const SqlStatement *st, const char *sql, int enc
 static bool
 copy_target(const char *stmt, char **table, char **columns)
 {
-	const char *p = stmt + 4;	/* after "COPY" */
-	const char *t0;
-	const char *c0;
-	int			depth = 0;
+	const char *end;
 
-	*table = *columns = NULL;
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	t0 = p;
-	while (*p && *p != '(' && *p != ' ' && *p != '\t' && *p != '\n')
-	{
-		if (*p == '"')
-		{
-			for (p++; *p && !(*p == '"' && p[1] != '"'); p += (*p == '"') ? 2 : 1)
-				;
-			if (*p == '\0')
-				return false;
-		}
-		p++;
-	}
-	if (p == t0)
-		return false;
-	*table = pnstrdup(t0, p - t0);
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	if (*p != '(')
-		return true;
-	c0 = ++p;
-	for (; *p; p++)
-	{
-		if (*p == '"')
-		{
-			for (p++; *p && !(*p == '"' && p[1] != '"'); p += (*p == '"') ? 2 : 1)
-				;
-			if (*p == '\0')
-				return false;
-		}
-		else if (*p == '(')
-			depth++;
-		else if (*p == ')' && depth-- == 0)
-		{
-			*columns = pnstrdup(c0, p - c0);
-			return true;
-		}
-	}
-	return false;
+	return sql_statement_target(stmt + 4, table, columns, &end);
 }
 
 /*
@@ -386,6 +344,23 @@ run_simple(LoadRun *run, PGconn *conn, const LoadFile *f, int line, const char *
 		report_load_error(run, f, line, res, NULL);
 	PQclear(res);
 	return ok;
+}
+
+/*
+ * apply_staged
+ *		--refresh: the rows a statement staged into their table; false,
+ *		with the error reported at line of f, when that fails.
+ */
+static bool
+apply_staged(LoadRun *run, PGconn *conn, const LoadFile *f, int line)
+{
+	PGresult   *fail = NULL;
+
+	if (refresh_apply(run->refresh, conn, &fail))
+		return true;
+	report_load_error(run, f, line, fail, NULL);
+	PQclear(fail);
+	return false;
 }
 
 /*
@@ -412,7 +387,7 @@ static bool
 load_one_file(LoadRun *run, PGconn *conn, int fi)
 {
 	LoadFile   *f = &run->files[fi];
-	bool		skip = (run->opts->on_conflict == ON_CONFLICT_SKIP);
+	bool		skip = (run->opts->on_conflict == ON_CONFLICT_SKIP && run->refresh == NULL);
 	SqlSplitter *s = split_open(f->path);
 	SqlStatement st;
 	long		file_rows = 0;
@@ -438,6 +413,7 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 		char	   *sql;
 		char	   *stage_table = NULL;
 		char	   *stage_columns = NULL;
+		bool		refresh_staged = false;
 		PGresult   *res;
 		int			encoding;
 		long		stmt_rows = 0;
@@ -473,7 +449,39 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 			break;
 		}
 
-		if (skip && strcmp(st.first_word, "insert") == 0 && !st.has_on_conflict)
+		if (run->refresh != NULL && f->is_delete && strcmp(st.first_word, "delete") == 0)
+		{
+			/* --refresh: the rows it would delete are the tenant's */
+			PGresult   *fail = NULL;
+			char	   *msg = NULL;
+
+			if (!refresh_own_rows(run->refresh, conn, st.text, &fail, &msg))
+			{
+				report_load_error(run, f, st.line, fail, msg);
+				PQclear(fail);
+				ok = false;
+				break;
+			}
+			continue;
+		}
+		if (run->refresh != NULL && !f->is_delete &&
+			(strcmp(st.first_word, "insert") == 0 || st.is_copy_from_stdin))
+		{
+			/* --refresh: the rows into a stage, then applied */
+			PGresult   *fail = NULL;
+			char	   *msg = NULL;
+
+			sql = refresh_stage(run->refresh, conn, &st, &fail, &msg);
+			if (sql == NULL)
+			{
+				report_load_error(run, f, st.line, fail, msg);
+				PQclear(fail);
+				ok = false;
+				break;
+			}
+			refresh_staged = true;
+		}
+		else if (skip && strcmp(st.first_word, "insert") == 0 && !st.has_on_conflict)
 			sql = psprintf("%s\nON CONFLICT DO NOTHING", st.text);
 		else if (skip && st.is_copy_from_stdin)
 		{
@@ -549,6 +557,8 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 					run_simple(run, conn, f, stmt_line, "DROP TABLE pg_temp.exwiw_load_stage");
 				pg_free(ins);
 			}
+			if (ok && refresh_staged)
+				ok = apply_staged(run, conn, f, stmt_line);
 		}
 		else if (PQresultStatus(res) == PGRES_COMMAND_OK ||
 				 PQresultStatus(res) == PGRES_TUPLES_OK)
@@ -556,6 +566,8 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 			if (strcmp(st.first_word, "insert") == 0)
 				stmt_rows = st.rows;
 			PQclear(res);
+			if (refresh_staged)
+				ok = apply_staged(run, conn, f, st.line);
 		}
 		else if (PQresultStatus(res) == PGRES_COPY_OUT || PQresultStatus(res) == PGRES_COPY_BOTH)
 		{
@@ -732,6 +744,30 @@ load_parallel(LoadRun *run, PGconn *first, int jobs)
 }
 
 /*
+ * refresh_step
+ *		One of the refresh's deletes (refresh.c) on conn; false, with the
+ *		error printed, when it failed or refused.
+ */
+static bool
+refresh_step(LoadRun *run, PGconn *conn,
+			 bool (*step) (Refresh *, PGconn *, PGresult **, bool *))
+{
+	PGresult   *fail = NULL;
+	bool		refused = false;
+
+	progress_clear(run->progress);
+	if (step(run->refresh, conn, &fail, &refused))
+		return true;
+	if (!refused)
+	{
+		report_result_error(fail, "--refresh: deleting the rows the new export does not have");
+		PQclear(fail);
+	}
+	run->failed = true;
+	return false;
+}
+
+/*
  * run_load
  *		The load subcommand.
  */
@@ -779,12 +815,20 @@ run_load(CliOptions *opts)
 	{
 		if (run.in_transaction)
 			exec_command(conn, "BEGIN", "starting the load's transaction");
+		if (opts->refresh)
+			run.refresh = refresh_start(conn);
 		for (i = 0; i < nfiles && ok; i++)
 		{
+			if (run.refresh != NULL && i == ndeletes)
+				ok = refresh_step(&run, conn, refresh_clear_keyless);
+			if (!ok)
+				break;
 			run.files[i].state = 1;
 			ok = load_one_file(&run, conn, i);
 			run.files[i].state = 2;
 		}
+		if (ok && run.refresh != NULL)
+			ok = refresh_step(&run, conn, refresh_finish);
 		if (ok && run.in_transaction)
 		{
 			PGresult   *res = PQexec(conn, "COMMIT");
@@ -808,6 +852,16 @@ run_load(CliOptions *opts)
 		return 1;
 	}
 	progress_finish_load(run.progress, opts->load_dir, nfiles, run.rows, run.bytes);
+	if (run.refresh != NULL && !opts->quiet)
+	{
+		long		inserted,
+					updated,
+					deleted;
+
+		refresh_summary(run.refresh, &inserted, &updated, &deleted);
+		pg_log_info("refreshed: %ld rows inserted, %ld updated in place, %ld deleted",
+					inserted, updated, deleted);
+	}
 	exwiw_disconnect(conn);
 	return 0;
 }

@@ -663,3 +663,63 @@ split_line_at(const SqlStatement *st, const char *text, size_t len,
 	}
 	return line;
 }
+
+/*
+ * sql_statement_target
+ *		The table a statement names at p (after its keywords: "COPY", or
+ *		"INSERT INTO", white space allowed before it) and the column list
+ *		after it: *table and *columns (NULL when there is no list), as
+ *		written; *end points just after the table's name.  A name is read
+ *		up to white space or "(", a "..." part whole.  False when there is
+ *		no name, or a quote or the list is not closed.
+ */
+bool
+sql_statement_target(const char *p, char **table, char **columns, const char **end)
+{
+	const char *t0;
+	const char *c0;
+	int			depth = 0;
+
+	*table = *columns = NULL;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	t0 = p;
+	while (*p && *p != '(' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+	{
+		if (*p == '"')
+		{
+			for (p++; *p && !(*p == '"' && p[1] != '"'); p += (*p == '"') ? 2 : 1)
+				;
+			if (*p == '\0')
+				return false;
+		}
+		p++;
+	}
+	if (p == t0)
+		return false;
+	*table = pnstrdup(t0, p - t0);
+	*end = p;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	if (*p != '(')
+		return true;
+	c0 = ++p;
+	for (; *p; p++)
+	{
+		if (*p == '"')
+		{
+			for (p++; *p && !(*p == '"' && p[1] != '"'); p += (*p == '"') ? 2 : 1)
+				;
+			if (*p == '\0')
+				return false;
+		}
+		else if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth-- == 0)
+		{
+			*columns = pnstrdup(c0, p - c0);
+			return true;
+		}
+	}
+	return false;
+}

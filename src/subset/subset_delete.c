@@ -34,8 +34,9 @@
  * writer below, in a separate phase, as the SQL writer writes INSERTs.  A
  * DELETE by a masked key would delete other rows than the ones exported,
  * and one by the unmasked key would put it in the file: a masked primary
- * key is refused (subset_delete_check).  A table without a primary key,
- * a Rails-managed table and a cycle's fix-up file have no delete file.
+ * key is refused (subset_delete_check).  A table without a primary key has
+ * the chain's statement alone, or no delete file when no chain ties it; a
+ * Rails-managed table and a cycle's fix-up file have none.
  *
  *-------------------------------------------------------------------------
  */
@@ -274,7 +275,9 @@ planner_delete_conditions(Planner *pl)
  *		Has file number `file` of the plan a delete file?  Not a cycle's
  *		fix-up (its rows are in its table's file), not a Rails-managed table
  *		(the Ruby client writes none: the schema file owns its rows), not a
- *		table without a primary key, and not a table known to have no rows.
+ *		table known to have no rows, and not a table without a primary key
+ *		unless a chain ties its rows to the target (then the chain's
+ *		statement alone: a join table's rows go by their parent).
  */
 bool
 subset_delete_wanted(SubsetPlan *plan, int file)
@@ -282,15 +285,17 @@ subset_delete_wanted(SubsetPlan *plan, int file)
 	SubsetFile *f = &plan->files[file];
 	SubsetTable *t = &plan->cfg->tables[f->table];
 
-	return f->has_rows && !f->fixup && !t->rails_managed && t->pk.n > 0 &&
-		f->delete_name != NULL && (f->delete_by_key || f->delete_cond);
+	return f->has_rows && !f->fixup && !t->rails_managed &&
+		f->delete_name != NULL &&
+		(f->delete_cond || (f->delete_by_key && t->pk.n > 0));
 }
 
 /*
  * subset_delete_check
  *		Refuse a delete file the export cannot write faithfully: one whose
  *		table's primary key is masked or left out of the columns.  NOTICE
- *		for a table without a primary key, which gets no delete file.
+ *		for a table without a primary key that no chain ties to the target,
+ *		which gets no delete file.
  */
 void
 subset_delete_check(SubsetPlan *plan)
@@ -307,6 +312,8 @@ subset_delete_check(SubsetPlan *plan)
 			continue;
 		if (t->pk.n == 0)
 		{
+			if (f->delete_cond)
+				continue;		/* the chain's statement alone */
 			ereport(NOTICE,
 					(errmsg("table \"%s\" has no primary key: no delete file is written for it", t->name),
 					 errhint("Its rows already in the target database stay there; give it a primary key, or delete them by hand.")));
@@ -405,6 +412,8 @@ key_query(SubsetTable *t, const char *sql, const char *keys,
 						   "SELECT pg_catalog.count(*), pg_catalog.string_agg(exwiw_k.l, ', ' ORDER BY exwiw_k.r),"
 						   " (exwiw_k.r OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) ");
 	appendStringInfo(&q, INT64_FORMAT " FROM (SELECT ", per_statement);
+	if (t->pk.n == 0)
+		appendStringInfoString(&q, "CAST(NULL AS pg_catalog.text)");
 	if (t->pk.n > 1)
 		appendStringInfoString(&q, "'(' OPERATOR(pg_catalog.||) ");
 	for (k = 0; k < t->pk.n; k++)
@@ -414,7 +423,7 @@ key_query(SubsetTable *t, const char *sql, const char *keys,
 	if (t->pk.n > 1)
 		appendStringInfoString(&q, " OPERATOR(pg_catalog.||) ')'");
 	appendStringInfoString(&q, " AS l, pg_catalog.row_number() OVER (");
-	if (keys)
+	if (keys && t->pk.n > 0)
 	{
 		appendStringInfoString(&q, "ORDER BY ");
 		subset_append_cols(&q, "exwiw_d", &t->pk);
@@ -454,7 +463,7 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	/*
 	 * a self-referencing table's rows reference each other: one statement;
 	 * keys of several columns at most DELETE_ROW_KEYS to a statement; a file
-	 * with no row to delete by key reads none
+	 * with no row to delete by key (or no key) reads none
 	 */
 	per_statement = Max(t->chunk, 1);
 	if (t->pk.n > 1)
@@ -463,7 +472,8 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 		per_statement = PG_INT64_MAX;
 	subset_run_query_over(run, file,
 						  key_query(t, f->query,
-									f->delete_by_key ? f->delete_keys : "false",
+									(f->delete_by_key && t->pk.n > 0) ?
+									f->delete_keys : "false",
 									per_statement),
 						  f->delete_deps, f->delete_fragment, &q);
 	q.context = psprintf("exwiw_export, table \"%s\", file %s", t->name,
