@@ -553,7 +553,7 @@ extern bool sql_statement_target(const char *p, char **table, char **columns,
 
 typedef struct Refresh Refresh;
 
-extern Refresh *refresh_start(PGconn *conn);
+extern Refresh *refresh_start(PGconn *conn, bool strict);
 extern bool refresh_own_rows(Refresh *r, PGconn *conn, const char *stmt,
 							 PGresult **fail, char **msg);
 extern char *refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,

@@ -816,7 +816,7 @@ run_load(CliOptions *opts)
 		if (run.in_transaction)
 			exec_command(conn, "BEGIN", "starting the load's transaction");
 		if (opts->refresh)
-			run.refresh = refresh_start(conn);
+			run.refresh = refresh_start(conn, opts->on_conflict == ON_CONFLICT_ERROR);
 		for (i = 0; i < nfiles && ok; i++)
 		{
 			if (run.refresh != NULL && i == ndeletes)

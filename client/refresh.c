@@ -65,6 +65,7 @@ struct Refresh
 	RefreshRel *rels;
 	int			nrels;
 	int			cap;
+	bool		strict;			/* --on-conflict=error: another's row fails */
 	RefreshRel *stage_rel;		/* the rel whose statement is staged */
 	bool		stage_keyed;	/* the stage holds the primary key */
 	long		inserted;
@@ -156,13 +157,16 @@ skip_keyword(const char *p, const char *kw)
 /*
  * refresh_start
  *		A refresh on conn, inside the load's transaction: the table of the
- *		rows to delete.
+ *		rows to delete.  strict (--on-conflict=error): a row of the files
+ *		whose key the database holds, and not as the tenant's, fails the
+ *		refresh instead of being left as it is.
  */
 Refresh *
-refresh_start(PGconn *conn)
+refresh_start(PGconn *conn, bool strict)
 {
 	Refresh    *r = pg_malloc0(sizeof(Refresh));
 
+	r->strict = strict;
 	exec_command(conn,
 				 "CREATE TEMP TABLE exwiw_del (rel pg_catalog.oid NOT NULL, tid pg_catalog.tid NOT NULL)",
 				 "starting the refresh");
@@ -424,24 +428,29 @@ stage_columns(RefreshRel *rel, PGconn *conn, char **all, char **set, PGresult **
 }
 
 /*
+ * key_list
+ *		"a.k1, a.k2" for rel's key.
+ */
+static char *
+key_list(RefreshRel *rel, const char *a)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	for (i = 0; i < rel->npk; i++)
+		appendStringInfo(&s, "%s%s.%s", i > 0 ? ", " : "", a, rel->pk[i]);
+	return s.data;
+}
+
+/*
  * key_match
  *		"(a.k1, a.k2) = (b.k1, b.k2)" for rel's key.
  */
 static char *
 key_match(RefreshRel *rel, const char *a, const char *b)
 {
-	StringInfoData s;
-	int			i;
-
-	initStringInfo(&s);
-	appendStringInfoChar(&s, '(');
-	for (i = 0; i < rel->npk; i++)
-		appendStringInfo(&s, "%s%s.%s", i > 0 ? ", " : "", a, rel->pk[i]);
-	appendStringInfoString(&s, ") = (");
-	for (i = 0; i < rel->npk; i++)
-		appendStringInfo(&s, "%s%s.%s", i > 0 ? ", " : "", b, rel->pk[i]);
-	appendStringInfoChar(&s, ')');
-	return s.data;
+	return psprintf("(%s) = (%s)", key_list(rel, a), key_list(rel, b));
 }
 
 /*
@@ -483,21 +492,24 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 		if (n < 0)
 			return false;
 		r->inserted += n;
-		if (set != NULL)
+		if (r->strict)
 		{
-			StringInfoData own;
-			int			i;
-
-			initStringInfo(&own);
-			appendStringInfoChar(&own, '(');
-			for (i = 0; i < rel->npk; i++)
-				appendStringInfo(&own, "%sx.%s", i > 0 ? ", " : "", rel->pk[i]);
-			appendStringInfo(&own, ") IN (SELECT * FROM pg_temp.exwiw_own_%u)", rel->oid);
-			sql = psprintf("UPDATE %s AS x SET %s FROM pg_temp.exwiw_stage s WHERE %s AND %s",
-						   rel->name, set, m, own.data);
+			/* the rows left are the database's: their INSERT fails */
+			sql = psprintf("INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM pg_temp.exwiw_stage x"
+						   " WHERE (%s) NOT IN (SELECT * FROM pg_temp.exwiw_own_%u)",
+						   rel->name, all, all, key_list(rel, "x"), rel->oid);
 			n = run_count(conn, sql, fail);
 			pg_free(sql);
-			pg_free(own.data);
+			if (n < 0)
+				return false;
+		}
+		if (set != NULL)
+		{
+			sql = psprintf("UPDATE %s AS x SET %s FROM pg_temp.exwiw_stage s WHERE %s"
+						   " AND (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u)",
+						   rel->name, set, m, key_list(rel, "x"), rel->oid);
+			n = run_count(conn, sql, fail);
+			pg_free(sql);
 			if (n < 0)
 				return false;
 			r->updated += n;
@@ -745,19 +757,9 @@ refresh_finish(Refresh *r, PGconn *conn, PGresult **fail, bool *refused)
 			dup |= (r->rels[k].oid == rel->oid && r->rels[k].own_rows);
 		if (dup)
 			continue;
-		{
-			StringInfoData s;
-
-			initStringInfo(&s);
-			appendStringInfoChar(&s, '(');
-			for (k = 0; k < rel->npk; k++)
-				appendStringInfo(&s, "%sx.%s", k > 0 ? ", " : "", rel->pk[k]);
-			appendStringInfoChar(&s, ')');
-			sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT x.tableoid, x.ctid FROM %s x"
-						   " WHERE %s IN (SELECT * FROM pg_temp.exwiw_own_%u EXCEPT SELECT * FROM pg_temp.exwiw_seen_%u)",
-						   rel->name, s.data, rel->oid, rel->oid);
-			pg_free(s.data);
-		}
+		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT x.tableoid, x.ctid FROM %s x"
+					   " WHERE (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u EXCEPT SELECT * FROM pg_temp.exwiw_seen_%u)",
+					   rel->name, key_list(rel, "x"), rel->oid, rel->oid);
 		n = run_count(conn, sql, fail);
 		pg_free(sql);
 		if (n < 0)
