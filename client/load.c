@@ -262,6 +262,10 @@ report_load_error(LoadRun *run, const LoadFile *f, int line,
 				pg_log_error_detail("%s", detail);
 			if (hint)
 				pg_log_error_hint("%s", hint);
+			else if (run->refresh == NULL && run->opts->on_conflict == ON_CONFLICT_ERROR &&
+					 strcmp(PQresultErrorField(res, PG_DIAG_SQLSTATE) ?
+							PQresultErrorField(res, PG_DIAG_SQLSTATE) : "", "23505") == 0)
+				pg_log_error_hint("The database holds that row already: to load this export again, use --refresh; to load a second tenant beside the first, use --on-conflict=skip.");
 			if (context)
 				pg_log_error_detail("CONTEXT:  %s", context);
 		}
@@ -595,6 +599,18 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 	 * its own would: a file's SET lines (pg_dump's empty search_path, the
 	 * trigger block's session_replication_role) end with it.
 	 */
+
+	/*
+	 * A file that left its own transaction open (BEGIN without COMMIT): what
+	 * it ran since would be rolled back silently when the connection closes.
+	 * Inside the load's one transaction a file's BEGIN is refused above.
+	 */
+	if (ok && !run->in_transaction && PQtransactionStatus(conn) != PQTRANS_IDLE)
+	{
+		report_load_error(run, f, last_line, NULL,
+						  "the file ends inside a transaction block (BEGIN without COMMIT): its statements since BEGIN are not committed");
+		ok = false;
+	}
 	if (ok)
 		ok = run_simple(run, conn, f, last_line, "RESET ALL");
 	pthread_mutex_lock(&run->lock);

@@ -1,11 +1,14 @@
 # t/033_cli_refresh.pl: exwiw load --refresh changes the refreshed
-# tenant's rows and no other row (issue 35).
+# tenant's rows and no other row (issue 35); a load never half-succeeds
+# silently.
 #
 # - The issue's case: shop 2's order and comment name a user of shop 1
 #   (ON DELETE CASCADE, ON DELETE SET NULL); shop 2 then shop 1 loaded, shop
 #   1 refreshed: shop 2's rows are untouched.  When production deletes that
 #   user, the refresh refuses, names the constraints and the rows, and
-#   changes nothing.
+#   changes nothing.  The same files loaded again without --refresh fail
+#   with a hint that names --refresh and --on-conflict=skip; a file that
+#   leaves a transaction open (BEGIN without COMMIT) fails the load.
 # - A property test over seeds: three shops with random rows, users shared
 #   across shops, a self-referencing table, a composite key, a join table
 #   without a primary key (its composite foreign key may name another
@@ -248,6 +251,22 @@ like($err, qr/Row \(id\)=\(21\) of table orders references \(user_id\)=\(3\) of 
 like($err, qr/Row \(id\)=\(100\) of table comments references \(user_id\)=\(3\) of table users through foreign key "comments_user_id_fkey": .* ON DELETE SET NULL would change it\./,
 	'the refusal names the SET NULL') or diag($err);
 same_rows(rows('refresh_dev'), $after, 'a refused refresh changes nothing');
+
+# a second plain load of the same files says what to use
+($rc, $err) = load("$work/s1", 'refresh_dev');
+isnt($rc, 0, 'the same export loaded again without --refresh fails');
+like($err, qr/ERROR:  duplicate key value.*\n(?:.*\n)*exwiw: hint: The database holds that row already: to load this export again, use --refresh; to load a second tenant beside the first, use --on-conflict=skip\./,
+	'and its hint names --refresh and --on-conflict=skip') or diag($err);
+
+# a file that leaves a transaction open fails the load
+mkdir("$work/open");
+write_file("$work/open/insert-001-shops.sql", "BEGIN;\nINSERT INTO shops VALUES (9, 'nine');\n");
+($rc, $err) = load("$work/open", 'refresh_dev');
+isnt($rc, 0, 'a file with BEGIN and no COMMIT fails the load');
+like($err, qr{^exwiw: error: .*/open/insert-001-shops\.sql:2: the file ends inside a transaction block \(BEGIN without COMMIT\)}m,
+	'and says which file') or diag($err);
+is($node->safe_psql('refresh_dev', 'SELECT count(*) FROM app.shops WHERE id = 9'), '0',
+	'its row is not there');
 
 # 2. the property test
 my %outcome = (refreshed => 0, refused => 0);
