@@ -173,6 +173,9 @@ typedef struct CliOptions
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
+	char	  **exclude_schemas;	/* --exclude-schema patterns, for pg_dump */
+	int			nexclude_schemas;
+	char	   *rails_env;		/* --rails-env: exwiw.rails_env, or NULL */
 	bool		force;
 	bool		quiet;
 	bool		allow_undecided;
@@ -589,9 +592,11 @@ extern char *load_file_table(const char *name);
 
 /* pgdump.c, ddl.c */
 extern pid_t pgdump_start(PGconn *conn, const char *dir,
-						  const char *snapshot);
+						  const char *snapshot, char **exclude_schemas,
+						  int nexclude);
 extern void pgdump_finish(pid_t pid, const char *dir, const char *out_name);
-extern char *ddl_postprocess(const char *dump, char **stripped_extensions);
+extern char *ddl_postprocess(const char *dump, const char *const *left_out,
+							 char **stripped_extensions);
 
 /* the export's SQL, shared by export.c and explain.c */
 extern const char *export_format_name(const CliOptions *opts);

@@ -285,6 +285,13 @@ exwiw_connect(const CliOptions *opts, const char *purpose)
 		PQfinish(conn);
 		exit(exwiw_error_exit);
 	}
+	if (opts->rails_env != NULL)
+	{
+		const char *values[1] = {opts->rails_env};
+
+		PQclear(exec_params_checked(conn, "SELECT pg_catalog.set_config('exwiw.rails_env', $1, false)",
+									1, values, "setting exwiw.rails_env (--rails-env)"));
+	}
 	show_notices = (__pg_log_level <= PG_LOG_DEBUG ||
 					(isatty(fileno(stderr)) && !opts->quiet &&
 					 strcmp(opts->log_level ? opts->log_level : "info", "info") == 0));

@@ -9,13 +9,20 @@
  * so that both clients write the same file):
  *
  *	1. the extensions a managed platform provides (google_columnar_engine,
- *	   google_db_advisor, google_vacuum_mgmt) are left out: pg_dump's header
- *	   block, CREATE EXTENSION and COMMENT ON EXTENSION;
+ *	   google_db_advisor, google_vacuum_mgmt), and those the caller names
+ *	   (pgdump.c: the ones no object of the schema needs, exwiw itself,
+ *	   pg_cron, pg_stat_statements: a departure from the Ruby client) are
+ *	   left out: pg_dump's header block, CREATE EXTENSION and COMMENT ON
+ *	   EXTENSION;
  *	2. CREATE TYPE ... AS ENUM (...);  in a DO block that swallows
  *	   duplicate_object;
  *	3. CREATE EXTENSION in a DO block that turns "cannot provide it here"
- *	   errors into a WARNING;
- *	4. COMMENT ON EXTENSION in a DO block that swallows undefined_object;
+ *	   errors into a WARNING with a hint (and, unlike the Ruby client,
+ *	   insufficient_privilege: the owner of the database who is no
+ *	   superuser loads the file, and a superuser may create the extension
+ *	   first);
+ *	4. COMMENT ON EXTENSION in a DO block that swallows undefined_object
+ *	   (and insufficient_privilege: "must be owner of extension");
  *	5.-8. IF NOT EXISTS after CREATE SCHEMA, SEQUENCE, TABLE, [UNIQUE] INDEX;
  *	9. ALTER TABLE ... ADD CONSTRAINT ...;  in a DO block that swallows
  *	   duplicate_object, and also duplicate_table and invalid_table_definition,
@@ -575,7 +582,7 @@ replace_ext_wrap(StringInfo out, const char *s, const DdlMatch *m)
 
 	appendStringInfoString(out, "DO $$ BEGIN ");
 	append_stripped(out, s, m->start, m->end);
-	appendStringInfoString(out, " EXCEPTION WHEN feature_not_supported OR invalid_schema_name OR internal_error THEN RAISE WARNING 'exwiw: skipped CREATE EXTENSION ");
+	appendStringInfoString(out, " EXCEPTION WHEN feature_not_supported OR invalid_schema_name OR internal_error OR insufficient_privilege THEN RAISE WARNING 'exwiw: skipped CREATE EXTENSION ");
 	for (i = m->g1s; i < m->g1e; i++)
 	{
 		if (s[i] == '"')
@@ -584,7 +591,7 @@ replace_ext_wrap(StringInfo out, const char *s, const DdlMatch *m)
 			appendStringInfoChar(out, '\'');
 		appendStringInfoChar(out, s[i]);
 	}
-	appendStringInfoString(out, " (SQLSTATE %): %', SQLSTATE, SQLERRM; END $$;");
+	appendStringInfoString(out, " (SQLSTATE %): %', SQLSTATE, SQLERRM USING HINT = 'The objects of this schema that use it need it: a superuser can create it first, then this file loads again.'; END $$;");
 }
 
 /* ---- 4. COMMENT ON EXTENSION in a DO block ---- */
@@ -635,14 +642,15 @@ match_comment_wrap(const char *s, size_t len, size_t pos, DdlMatch *m)
 
 /*
  * replace_comment_wrap
- *		DO $exwiw$ BEGIN <stmt> EXCEPTION WHEN undefined_object THEN NULL; END $exwiw$;
+ *		DO $exwiw$ BEGIN <stmt> EXCEPTION WHEN undefined_object OR
+ *		insufficient_privilege THEN NULL; END $exwiw$;
  */
 static void
 replace_comment_wrap(StringInfo out, const char *s, const DdlMatch *m)
 {
 	appendStringInfoString(out, "DO $exwiw$ BEGIN ");
 	append_stripped(out, s, m->start, m->end);
-	appendStringInfoString(out, " EXCEPTION WHEN undefined_object THEN NULL; END $exwiw$;");
+	appendStringInfoString(out, " EXCEPTION WHEN undefined_object OR insufficient_privilege THEN NULL; END $exwiw$;");
 }
 
 /* ---- 5.-7. CREATE SCHEMA | SEQUENCE | TABLE ---- */
@@ -958,11 +966,14 @@ replace_trigger(StringInfo out, const char *s, const DdlMatch *m)
 /*
  * ddl_postprocess
  *		The whole file: the Ruby client's header line and the passes.
- *		*stripped_extensions (when not NULL) gets the platform extensions
+ *		left_out (NULL-terminated, or NULL) names the extensions to leave
+ *		out besides the platform's, which a comment line after the header
+ *		names.  *stripped_extensions (when not NULL) gets the extensions
  *		that were left out, comma-separated, or NULL.
  */
 char *
-ddl_postprocess(const char *dump, char **stripped_extensions)
+ddl_postprocess(const char *dump, const char *const *left_out,
+				char **stripped_extensions)
 {
 	static const char *const schema_kw[] = {"SCHEMA", NULL};
 	static const char *const sequence_kw[] = {"SEQUENCE", NULL};
@@ -972,7 +983,17 @@ ddl_postprocess(const char *dump, char **stripped_extensions)
 	};
 	char	   *s;
 	StringInfoData out;
+	const char **strip;
+	int			nleft = 0;
 	int			i;
+
+	/* the platform's extensions, and those no object of the schema needs */
+	while (left_out && left_out[nleft])
+		nleft++;
+	strip = pg_malloc0(sizeof(char *) * (lengthof(platform_extensions) + nleft));
+	for (i = 0; platform_extensions[i]; i++)
+		strip[i] = platform_extensions[i];
+	memcpy(strip + i, left_out, sizeof(char *) * nleft);
 
 	if (stripped_extensions)
 	{
@@ -986,20 +1007,20 @@ ddl_postprocess(const char *dump, char **stripped_extensions)
 			DdlMatch	m = {0};
 			ssize_t		p;
 
-			m.extra = platform_extensions;
+			m.extra = strip;
 			if ((p = create_extension_head(dump, len, pos)) >= 0 &&
 				match_ext_create(dump, len, pos, &m))
 			{
 				appendStringInfo(&names, "%s%.*s", names.len ? ", " : "",
-								 (int) (ext_name(dump, len, p, platform_extensions) - p), dump + p);
+								 (int) (ext_name(dump, len, p, strip) - p), dump + p);
 			}
 		}
 		*stripped_extensions = names.len ? names.data : NULL;
 	}
 
-	s = gsub(dump, match_ext_header, replace_empty, platform_extensions);
-	s = gsub(s, match_ext_create, replace_empty, platform_extensions);
-	s = gsub(s, match_ext_comment, replace_empty, platform_extensions);
+	s = gsub(dump, match_ext_header, replace_empty, strip);
+	s = gsub(s, match_ext_create, replace_empty, strip);
+	s = gsub(s, match_ext_comment, replace_empty, strip);
 	s = gsub(s, match_enum, replace_do_block, NULL);
 	s = gsub(s, match_ext_wrap, replace_ext_wrap, NULL);
 	s = gsub(s, match_comment_wrap, replace_comment_wrap, NULL);
@@ -1014,6 +1035,13 @@ ddl_postprocess(const char *dump, char **stripped_extensions)
 
 	initStringInfo(&out);
 	appendStringInfoString(&out, "-- Auto-generated by exwiw via pg_dump. Idempotent DDL for postgresql.\n");
+	if (nleft > 0)
+	{
+		appendStringInfoString(&out, "-- Left out: the extensions that no object of this schema needs (server tooling):");
+		for (i = 0; i < nleft; i++)
+			appendStringInfo(&out, "%s %s", i > 0 ? "," : "", left_out[i]);
+		appendStringInfoString(&out, ".\n");
+	}
 	appendStringInfoString(&out, s);
 	return out.data;
 }

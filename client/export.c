@@ -439,7 +439,8 @@ run_export(CliOptions *opts)
 
 	temp = outdir_create_temp(opts->output_dir);
 	if (opts->with_schema)
-		pgdump_pid = pgdump_start(conn0, temp, snapshot);
+		pgdump_pid = pgdump_start(conn0, temp, snapshot,
+								  opts->exclude_schemas, opts->nexclude_schemas);
 
 	/* the other workers import the snapshot */
 	for (i = 1; i < jobs; i++)

@@ -51,6 +51,8 @@ enum
 	OPT_LOG_LEVEL,
 	OPT_HELP,
 	OPT_WITH_SCHEMA,
+	OPT_EXCLUDE_SCHEMA,
+	OPT_RAILS_ENV,
 	OPT_FORCE,
 	OPT_ALLOW_UNDECIDED,
 	OPT_ALLOW_MISSING_IDS,
@@ -99,6 +101,8 @@ static const struct option long_options[] = {
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"with-schema", no_argument, NULL, OPT_WITH_SCHEMA},
+	{"exclude-schema", required_argument, NULL, OPT_EXCLUDE_SCHEMA},
+	{"rails-env", required_argument, NULL, OPT_RAILS_ENV},
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"allow-undecided", no_argument, NULL, OPT_ALLOW_UNDECIDED},
 	{"allow-missing-ids", no_argument, NULL, OPT_ALLOW_MISSING_IDS},
@@ -205,7 +209,13 @@ usage_export(void)
 		   "                                     Lines, insert-NNN-<table>.jsonl)\n"
 		   "        --with-schema                Also write insert-000-schema.sql: pg_dump\n"
 		   "                                     --schema-only made idempotent (the Ruby client\n"
-		   "                                     always wrote it; this one writes it when asked)\n"
+		   "                                     always wrote it; this one writes it when asked),\n"
+		   "                                     without the extensions no table needs\n"
+		   "        --exclude-schema=PATTERN     With --with-schema: leave the schemas that match\n"
+		   "                                     PATTERN (pg_dump's -N) out of the schema file\n"
+		   "        --rails-env=ENV              The environment written into Rails's\n"
+		   "                                     ar_internal_metadata (default development; ''\n"
+		   "                                     keeps production's)\n"
 		   "    -j, --parallel-workers=N         Export with N connections on one snapshot,\n"
 		   "                                     tables (and parts of the largest) dealt to\n"
 		   "                                     them; the directory is byte-identical to\n"
@@ -773,6 +783,14 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_WITH_SCHEMA:
 				opts->with_schema = true;
 				break;
+			case OPT_RAILS_ENV:
+				opts->rails_env = pg_strdup(optarg);
+				break;
+			case OPT_EXCLUDE_SCHEMA:
+				opts->exclude_schemas = pg_realloc(opts->exclude_schemas,
+												   sizeof(char *) * (opts->nexclude_schemas + 1));
+				opts->exclude_schemas[opts->nexclude_schemas++] = pg_strdup(optarg);
+				break;
 			case OPT_FORCE:
 				opts->force = true;
 				break;
@@ -1124,6 +1142,12 @@ check_options(CliOptions *opts)
 	{
 		for (i = 0; i < opts->ids.nerrors; i++)
 			pg_log_error("%s", opts->ids.errors[i]);
+		exit(1);
+	}
+	if (opts->nexclude_schemas > 0 && !opts->with_schema)
+	{
+		pg_log_error("--exclude-schema applies to --with-schema only");
+		pg_log_error_hint("It leaves schemas out of insert-000-schema.sql, which --with-schema writes.");
 		exit(1);
 	}
 

@@ -14,6 +14,12 @@
  *		--exclude-schema=google_columnar_engine --exclude-schema=google_db_advisor
  *		--exclude-schema=google_vacuum_mgmt
  *
+ * and, unlike it, the user's --exclude-schema patterns, and the schemas of
+ * the extensions that no object of the schema needs (left_out_query:
+ * exwiw, pg_cron, pg_stat_statements), which the schema file leaves out
+ * (ddl.c), so that the owner of an empty database who is no superuser
+ * loads it.
+ *
  * pg_dump is the one next to this program when its version matches (it is
  * installed into PostgreSQL's bindir), else the first one on PATH.  Its
  * output (its standard output) and its messages go to hidden files in the
@@ -37,6 +43,73 @@
 #define ERR_NAME	".pg_dump.sql.err"
 
 static pid_t running = 0;
+
+/* The extensions the schema file leaves out (left_out_extensions). */
+static char **left_out = NULL;
+
+/*
+ * The extensions no object outside an extension needs: no column's type
+ * (nor its array's), no index's operator class, no default's, check's,
+ * view's or trigger's function is one of their members, nor of an
+ * extension a needed one requires.  The parts of a member (a view's rule,
+ * an operator family's entries: internal or automatic dependencies on it)
+ * are the member's, not users of it.  With each, the schemas that are its
+ * members (pg_cron's "cron"), which pg_dump is told to leave out: a role
+ * that may not read them would fail on them.
+ */
+static const char *const left_out_query =
+"WITH RECURSIVE member AS ("
+"  SELECT d.refobjid AS ext, d.classid, d.objid FROM pg_catalog.pg_depend d"
+"  WHERE d.refclassid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass)"
+"  AND d.deptype OPERATOR(pg_catalog.=) 'e'"
+"  UNION ALL"
+"  SELECT d.refobjid, CAST('pg_catalog.pg_type' AS pg_catalog.regclass), t.oid"
+"  FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_type t ON t.typelem OPERATOR(pg_catalog.=) d.objid"
+"  WHERE d.classid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_type' AS pg_catalog.regclass)"
+"  AND d.refclassid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass)"
+"  AND d.deptype OPERATOR(pg_catalog.=) 'e'),"
+" needed AS ("
+"  SELECT m.ext FROM member m JOIN pg_catalog.pg_depend u"
+"   ON u.refclassid OPERATOR(pg_catalog.=) m.classid AND u.refobjid OPERATOR(pg_catalog.=) m.objid"
+"  WHERE u.deptype OPERATOR(pg_catalog.=) ANY ('{n,a}')"
+"  AND u.classid OPERATOR(pg_catalog.<>) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass)"
+"  AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend x WHERE x.classid OPERATOR(pg_catalog.=) u.classid"
+"   AND x.objid OPERATOR(pg_catalog.=) u.objid AND x.deptype OPERATOR(pg_catalog.=) 'e')"
+"  AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend y JOIN member o"
+"   ON y.refclassid OPERATOR(pg_catalog.=) o.classid AND y.refobjid OPERATOR(pg_catalog.=) o.objid"
+"   WHERE y.classid OPERATOR(pg_catalog.=) u.classid AND y.objid OPERATOR(pg_catalog.=) u.objid"
+"   AND y.deptype OPERATOR(pg_catalog.=) ANY ('{i,a}'))"
+"  UNION"
+"  SELECT r.refobjid FROM needed n JOIN pg_catalog.pg_depend r ON r.objid OPERATOR(pg_catalog.=) n.ext"
+"  AND r.classid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass)"
+"  AND r.refclassid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass))"
+" SELECT e.extname, ARRAY(SELECT s.nspname FROM member m JOIN pg_catalog.pg_namespace s"
+"   ON m.classid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_namespace' AS pg_catalog.regclass)"
+"   AND s.oid OPERATOR(pg_catalog.=) m.objid WHERE m.ext OPERATOR(pg_catalog.=) e.oid ORDER BY 1)"
+" FROM pg_catalog.pg_extension e"
+" WHERE e.extname OPERATOR(pg_catalog.<>) 'plpgsql' AND e.oid NOT IN (SELECT ext FROM needed)"
+" ORDER BY 1";
+
+/*
+ * quoted_pattern
+ *		A pg_dump pattern that matches exactly name: "name", '"' doubled.
+ */
+static char *
+quoted_pattern(const char *name)
+{
+	StringInfoData s;
+
+	initStringInfo(&s);
+	appendStringInfoChar(&s, '"');
+	for (; *name; name++)
+	{
+		if (*name == '"')
+			appendStringInfoChar(&s, '"');
+		appendStringInfoChar(&s, *name);
+	}
+	appendStringInfoChar(&s, '"');
+	return s.data;
+}
 
 /*
  * stop_child_at_exit
@@ -87,20 +160,32 @@ create_hidden(const char *dir, const char *name)
 /*
  * pgdump_start
  *		Start pg_dump, writing to a hidden file of the temporary directory
- *		dir (its path); its pid.
+ *		dir (its path), without the schemas that match exclude_schemas
+ *		(pg_dump patterns) and those of the extensions no object needs;
+ *		its pid.  conn is idle.
  */
 pid_t
-pgdump_start(PGconn *conn, const char *dir, const char *snapshot)
+pgdump_start(PGconn *conn, const char *dir, const char *snapshot,
+			 char **exclude_schemas, int nexclude)
 {
 	char	   *password;
 	char	   *conninfo = conninfo_for_child(conn, &password);
 	char	   *bin = pgdump_path();
-	char	   *args[16];
+	char	  **args;
 	int			n = 0;
 	pid_t		pid;
 	int			out_fd = create_hidden(dir, RAW_NAME);
 	int			err_fd = create_hidden(dir, ERR_NAME);
+	PGresult   *res;
+	int			i,
+				k;
 
+	res = exec_checked(conn, left_out_query, "finding the extensions the schema needs");
+	left_out = pg_malloc0(sizeof(char *) * (PQntuples(res) + 1));
+	for (i = 0; i < PQntuples(res); i++)
+		left_out[i] = pg_strdup(PQgetvalue(res, i, 0));
+
+	args = pg_malloc0(sizeof(char *) * (16 + nexclude + PQntuples(res) * 8));
 	args[n++] = bin;
 	args[n++] = "--schema-only";
 	args[n++] = "--no-owner";
@@ -108,6 +193,21 @@ pgdump_start(PGconn *conn, const char *dir, const char *snapshot)
 	args[n++] = "--exclude-schema=google_columnar_engine";
 	args[n++] = "--exclude-schema=google_db_advisor";
 	args[n++] = "--exclude-schema=google_vacuum_mgmt";
+	for (i = 0; i < nexclude; i++)
+		args[n++] = psprintf("--exclude-schema=%s", exclude_schemas[i]);
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		/* the schemas of a left-out extension: {a,"b c"} */
+		PGresult   *els;
+		const char *values[1] = {PQgetvalue(res, i, 1)};
+
+		els = exec_params_checked(conn, "SELECT pg_catalog.unnest(CAST($1 AS pg_catalog.text[]))",
+								  1, values, "finding the extensions the schema needs");
+		for (k = 0; k < PQntuples(els) && k < 8; k++)
+			args[n++] = psprintf("--exclude-schema=%s", quoted_pattern(PQgetvalue(els, k, 0)));
+		PQclear(els);
+	}
+	PQclear(res);
 	if (snapshot)
 		args[n++] = psprintf("--snapshot=%s", snapshot);
 	args[n++] = psprintf("--dbname=%s", conninfo);
@@ -188,9 +288,9 @@ pgdump_finish(pid_t pid, const char *dir, const char *out_name)
 	raw = read_whole_file_at(outdir_temp_fd(), RAW_NAME, &len);
 	if (raw == NULL)
 		pg_fatal("could not read pg_dump's output \"%s/%s\": %m", dir, RAW_NAME);
-	ddl = ddl_postprocess(raw, &stripped);
+	ddl = ddl_postprocess(raw, (const char *const *) left_out, &stripped);
 	if (stripped)
-		pg_log_debug("Excluded platform-managed extension(s) from the schema dump: %s.", stripped);
+		pg_log_debug("Excluded extension(s) from the schema dump: %s.", stripped);
 
 	fd = outdir_create_file(out_name, OUTPUT_FILE_MODE);
 	if (fd < 0)

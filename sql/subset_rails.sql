@@ -21,7 +21,9 @@ SELECT seq, table_name, rule FROM exwiw_plan('accounts', '{1}', :'cfg') WHERE se
 --   comments 1 (on post 1), 2 (on photo 1); not 5 (on post 3 of account 2);
 --   active_storage_attachments 1 (photo 1), 3 (user 1); blobs 1, 3;
 --   schema_migrations and ar_internal_metadata in full, every column,
---   INSERT without a column list.
+--   INSERT without a column list; ar_internal_metadata's environment is
+--   exwiw.rails_env, development (Rails refuses db:reset where it says
+--   production).
 SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
 FROM exwiw_export('accounts', '{1}', :'cfg');
 
@@ -107,5 +109,13 @@ SELECT * FROM exwiw_plan('accounts', '{1}', '[{"name": "accounts", "primary_key"
 SELECT * FROM exwiw_plan('accounts', '{1}', '[{"name": "accounts", "primary_key": "id"},
 	{"name": "comments", "primary_key": "id", "belongs_tos": [{"foreign_key": "commentable_id", "foreign_type": "commentable_type", "table_name": "accounts"}]}]');
 SELECT * FROM exwiw_plan('accounts', '{1}', '[{"name": "schema_migrations", "type": "rails_managed_schema_migrations", "primary_key": "version"}]');
+-- exwiw.rails_env: another environment, or '' for the source's own
+SET exwiw.rails_env = 'staging';
+SELECT substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13, 90) FROM exwiw_export('accounts', '{1}', :'cfg')
+WHERE file_name ~ 'ar_internal_metadata';
+SET exwiw.rails_env = '';
+SELECT substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13, 90) FROM exwiw_export('accounts', '{1}', :'cfg')
+WHERE file_name ~ 'ar_internal_metadata';
+RESET exwiw.rails_env;
 RESET client_min_messages;
 RESET search_path;

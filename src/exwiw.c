@@ -25,6 +25,7 @@ PG_MODULE_MAGIC;
 /* exwiw.sets_as_ctes: see _PG_init */
 bool		exwiw_sets_as_ctes = false;
 int			exwiw_io_concurrency = 16;
+char	   *exwiw_rails_env = NULL;
 
 void		_PG_init(void);
 
@@ -43,6 +44,11 @@ void		_PG_init(void);
  * queries with effective_io_concurrency at this value, which bitmap heap
  * scans prefetch by (exwiw_pin_io_settings).  0: neither; the server's
  * settings.
+ *
+ * exwiw.rails_env: the value a subset export writes for the row "environment"
+ * of Rails's ar_internal_metadata (type rails_managed_internal_metadata),
+ * "development" by default, so that the development database does not say
+ * it is production; '' writes the source's value.
  */
 void
 _PG_init(void)
@@ -63,6 +69,15 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("exwiw.rails_env",
+							   "The environment a subset export writes into Rails's ar_internal_metadata.",
+							   "Rails refuses db:reset and friends in a database whose ar_internal_metadata says production; an empty value keeps the source's.",
+							   &exwiw_rails_env,
+							   "development",
+							   PGC_USERSET,
+							   GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
 
 	mask_define_settings();
 	MarkGUCPrefixReserved("exwiw");

@@ -262,6 +262,7 @@ extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname
 extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
 extern int	exwiw_io_concurrency;
+extern char *exwiw_rails_env;
 
 /* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */
 struct ExjError;

@@ -87,6 +87,14 @@ fi
 
 exwiw_log() { printf '==> %s\n' "$*" >&2; }
 
+# A machine with no locale in the environment (a debian:12 container, a
+# fresh debootstrap root: LANG unset) would give every cluster a test
+# initdb's SQL_ASCII, which no test expects: the tests run under C.UTF-8,
+# which every Debian libc has, unless the caller chose a locale.
+if [ -z "${LC_ALL:-}" ] && [ -z "${LANG:-}" ] && [ -z "${LC_CTYPE:-}" ]; then
+	export LANG=C.UTF-8
+fi
+
 # exwiw_apt_install PACKAGE...: install the packages that are missing.
 # Skips apt-get when everything is there already; needs root (or sudo)
 # otherwise.  Waits for another apt-get or dpkg to finish.

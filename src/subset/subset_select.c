@@ -25,9 +25,11 @@
  */
 #include "subset/subset_planner.h"
 
+#include "access/relation.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 /*
  * row_seed
@@ -184,6 +186,43 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 }
 
 /*
+ * append_internal_metadata
+ *		Rails's ar_internal_metadata as SELECT * writes it, but for the value
+ *		of the row "environment": exwiw.rails_env, so that Rails does not take
+ *		the development database for production (ProtectedEnvironmentError).
+ */
+static void
+append_internal_metadata(StringInfo s, SubsetTable *t, const char *alias)
+{
+	Relation	rel = relation_open(t->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		first = true;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		const char *qc = quote_identifier(NameStr(att->attname));
+
+		if (att->attisdropped)
+			continue;
+		if (!first)
+			appendStringInfoString(s, ", ");
+		first = false;
+		if (strcmp(NameStr(att->attname), "value") == 0)
+		{
+			appendStringInfo(s, "CASE WHEN CAST(%s.%s AS pg_catalog.text) OPERATOR(pg_catalog.=) 'environment' THEN ",
+							 alias, quote_identifier("key"));
+			subset_append_literal(s, exwiw_rails_env);
+			appendStringInfo(s, " ELSE CAST(%s.%s AS pg_catalog.text) END AS %s", alias, qc, qc);
+		}
+		else
+			appendStringInfo(s, "%s.%s", alias, qc);
+	}
+	relation_close(rel, AccessShareLock);
+}
+
+/*
  * subset_select_list
  *		The extraction query's select list: the config's columns in order,
  *		masks applied.  A replace_with template is written as text, exactly
@@ -201,7 +240,12 @@ subset_select_list(SubsetTable *t)
 	/* a table Rails manages: every column, as the client's SELECT * */
 	if (t->rails_managed)
 	{
-		appendStringInfo(&s, "%s.*", alias);
+		if (strcmp(t->type, "rails_managed_internal_metadata") == 0 &&
+			exwiw_rails_env != NULL && exwiw_rails_env[0] != '\0' &&
+			get_attnum(t->relid, "value") != InvalidAttrNumber)
+			append_internal_metadata(&s, t, alias);
+		else
+			appendStringInfo(&s, "%s.*", alias);
 		return s.data;
 	}
 	for (i = 0; i < t->ncols; i++)
