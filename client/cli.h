@@ -42,6 +42,7 @@
  *					export, no other row changed
  *	sql_split.c		an SQL file's statements and COPY data, as psql
  *					splits them, in the session's client encoding
+ *	file_reader.c	a file's bytes, plain or decompressed (.gz, .zst)
  *
  *-------------------------------------------------------------------------
  */
@@ -495,10 +496,20 @@ extern int	run_load(CliOptions *opts);
 /* sql_split.c                                                        */
 /* ---------------------------------------------------------------- */
 
+/* file_reader.c: a file's bytes, decompressed as its name says */
+typedef struct FileReader FileReader;
+
+extern FileReader * reader_open(const char *path);
+extern ssize_t reader_read(FileReader * r, char *buf, size_t n);
+extern const char *reader_error(const FileReader * r);
+extern off_t reader_position(const FileReader * r);
+extern void reader_close(FileReader * r);
+extern size_t reader_compressed_suffix(const char *name);
+
 /* A file being read, statement after statement. */
 typedef struct SqlSplitter
 {
-	int			fd;
+	FileReader *reader;
 	char	   *path;
 	char	   *buf;			/* bytes read and not yet consumed */
 	size_t		len;
@@ -549,6 +560,7 @@ extern int	split_line_at(const SqlStatement *st, const char *text, size_t len,
 						  int encoding, int pos);
 extern bool sql_statement_target(const char *p, char **table, char **columns,
 								 const char **end);
+extern long split_progress(const SqlSplitter *s);
 
 /* ---------------------------------------------------------------- */
 /* refresh.c                                                          */

@@ -109,6 +109,19 @@ numbered_file(const char *name, const char *prefix, const char *ext)
 }
 
 /*
+ * numbered_sql_file
+ *		Whether name is "<prefix>NNN-<something>.sql", plain or compressed
+ *		as the server's sinks write it (".sql.gz", ".sql.zst").
+ */
+static bool
+numbered_sql_file(const char *name, const char *prefix)
+{
+	return numbered_file(name, prefix, ".sql") ||
+		numbered_file(name, prefix, ".sql.gz") ||
+		numbered_file(name, prefix, ".sql.zst");
+}
+
+/*
  * name_cmp
  *		qsort: file names in byte order (the shell's glob order in the C
  *		locale).
@@ -147,19 +160,21 @@ list_files(const char *dir, bool refresh, int *nfiles, int *ndeletes)
 	}
 	while ((errno = 0, de = readdir(d)) != NULL)
 	{
-		if (numbered_file(de->d_name, "insert-", ".sql"))
+		if (numbered_sql_file(de->d_name, "insert-"))
 		{
 			if (nins == cap)
 				ins = pg_realloc(ins, sizeof(char *) * (cap = Max(16, cap * 2)));
 			ins[nins++] = pg_strdup(de->d_name);
 		}
-		else if (numbered_file(de->d_name, "delete-", ".sql"))
+		else if (numbered_sql_file(de->d_name, "delete-"))
 		{
 			if (ndel == dcap)
 				del = pg_realloc(del, sizeof(char *) * (dcap = Max(16, dcap * 2)));
 			del[ndel++] = pg_strdup(de->d_name);
 		}
-		else if (numbered_file(de->d_name, "insert-", ".jsonl") && jsonl == NULL)
+		else if ((numbered_file(de->d_name, "insert-", ".jsonl") ||
+				  numbered_file(de->d_name, "insert-", ".jsonl.gz") ||
+				  numbered_file(de->d_name, "insert-", ".jsonl.zst")) && jsonl == NULL)
 			jsonl = pg_strdup(de->d_name);
 	}
 	if (errno != 0)
@@ -589,7 +604,7 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 		if (!ok)
 			break;
 		file_rows += stmt_rows;
-		add_progress(run, fi, stmt_rows, file_rows, s->bytes_read - (long) (s->len - s->pos));
+		add_progress(run, fi, stmt_rows, file_rows, split_progress(s));
 	}
 	last_line = s->line;
 	split_close(s);

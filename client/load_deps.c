@@ -52,8 +52,8 @@ hex_value(char c)
 /*
  * load_file_table
  *		The table a file's name gives: "insert-NNN-<table>.sql" (or
- *		"delete-"), %XX decoded, a trailing ".partK" (exwiw dump's parts)
- *		dropped; NULL for NNN = 000 (the schema file) or a name of another
+ *		"delete-"; ".sql.gz", ".sql.zst" too), %XX decoded, a trailing
+ *		".partK" (exwiw dump's parts) dropped; NULL for NNN = 000 (the schema file) or a name of another
  *		shape.
  */
 char *
@@ -77,7 +77,8 @@ load_file_table(const char *name)
 		return NULL;			/* insert-000-schema.sql */
 	p++;
 	len = strlen(p);
-	if (len <= 4 || strcmp(p + len - 4, ".sql") != 0)
+	len -= reader_compressed_suffix(p);
+	if (len <= 4 || strncmp(p + len - 4, ".sql", 4) != 0)
 		return NULL;
 	end = p + len - 4;
 	/* .partK */

@@ -46,19 +46,20 @@ static bool split_error(SqlSplitter *s, int line, const char *fmt,...) pg_attrib
 
 /*
  * split_open
- *		A splitter reading path; NULL with errno set when it cannot be
+ *		A splitter reading path (decompressed as its name says: ".gz",
+ *		".zst"; file_reader.c); NULL with errno set when it cannot be
  *		opened.
  */
 SqlSplitter *
 split_open(const char *path)
 {
 	SqlSplitter *s;
-	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	FileReader *reader = reader_open(path);
 
-	if (fd < 0)
+	if (reader == NULL)
 		return NULL;
 	s = pg_malloc0(sizeof(SqlSplitter));
-	s->fd = fd;
+	s->reader = reader;
 	s->path = pg_strdup(path);
 	s->cap = SPLIT_BLOCK * 2;
 	s->buf = pg_malloc(s->cap + 1);
@@ -77,7 +78,7 @@ split_close(SqlSplitter *s)
 {
 	if (s == NULL)
 		return;
-	close(s->fd);
+	reader_close(s->reader);
 	pg_free(s->buf);
 	pg_free(s->path);
 	pg_free(s->errmsg);
@@ -135,13 +136,11 @@ split_fill(SqlSplitter *s)
 		s->cap = Max(s->cap * 2, s->len + SPLIT_BLOCK);
 		s->buf = pg_realloc(s->buf, s->cap + 1);
 	}
-	do
-		n = read(s->fd, s->buf + s->len, s->cap - s->len);
-	while (n < 0 && errno == EINTR);
+	n = reader_read(s->reader, s->buf + s->len, s->cap - s->len);
 	if (n < 0)
 	{
 		s->read_failed = true;
-		split_error(s, s->line, "could not read file: %m");
+		split_error(s, s->line, "%s", reader_error(s->reader));
 		s->eof = true;
 		return false;
 	}
@@ -722,4 +721,19 @@ sql_statement_target(const char *p, char **table, char **columns, const char **e
 		}
 	}
 	return false;
+}
+
+/*
+ * split_progress
+ *		How far into the file on disk the statements returned so far go:
+ *		the bytes read less those held for later (plain), or the
+ *		compressed bytes read (a compressed file, whose size on disk the
+ *		progress is weighted by).
+ */
+long
+split_progress(const SqlSplitter *s)
+{
+	if (reader_position(s->reader) != s->bytes_read)
+		return (long) reader_position(s->reader);
+	return s->bytes_read - (long) (s->len - s->pos);
 }

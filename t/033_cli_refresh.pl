@@ -268,6 +268,42 @@ like($err, qr{^exwiw: error: .*/open/insert-001-shops\.sql:[0-9]+: the file ends
 is($node->safe_psql('refresh_dev', 'SELECT count(*) FROM app.shops WHERE id = 9'), '0',
 	'its row is not there');
 
+# the server's compressed exports load, as they are, and refresh
+my $cfg = config_array("$work/schema");
+export(1, "$work/s1");
+dev('refresh_plain');
+($rc, $err) = load("$work/s1", 'refresh_plain');
+is($rc, 0, 'the export of shop 1 loads') or diag($err);
+for my $c (qw(gzip zstd))
+{
+	$node->safe_psql('refresh_src',
+		"SELECT count(*) FROM exwiw_export_to_dir('$work/srv_$c', 'shops', '{1}', \$cfg\$$cfg\$cfg\$, compress => '$c', deletes => true)"
+	);
+	my @files = grep { /^(insert|delete)-/ } dir_entries("$work/srv_$c");
+	my $ext = $c eq 'gzip' ? 'gz' : 'zst';
+	ok(@files && !(grep { !/\.sql\.$ext\z/ } @files), "exwiw_export_to_dir(compress => '$c') writes .sql.$ext files");
+	dev("refresh_$c");
+	($rc, $err) = load("$work/srv_$c", "refresh_$c");
+	is($rc, 0, "exwiw load reads them") or diag($err);
+	same_rows(rows("refresh_$c"), rows('refresh_plain'), "$c: the same rows as the client's export");
+	($rc, $err) = load("$work/srv_$c", "refresh_$c", '--refresh');
+	is($rc, 0, "$c: --refresh reads the compressed delete files") or diag($err);
+	same_rows(rows("refresh_$c"), rows('refresh_plain'), "$c: refreshed, the same rows");
+}
+# a cut compressed file fails the load with its name
+mkdir("$work/cut");
+for my $f (grep { /^insert-/ } dir_entries("$work/srv_zstd"))
+{
+	my $bytes = slurp("$work/srv_zstd/$f");
+	$bytes = substr($bytes, 0, length($bytes) - 8) if $f =~ /users/;
+	write_file("$work/cut/$f", $bytes);
+}
+dev('refresh_cut');
+($rc, $err) = load("$work/cut", 'refresh_cut');
+isnt($rc, 0, 'a cut .zst file fails the load');
+like($err, qr{^exwiw: error: .*/cut/insert-[0-9]+-users\.sql\.zst:[0-9]+: could not decompress file \(zstd\)}m,
+	'and says which file') or diag($err);
+
 # 2. the property test
 my %outcome = (refreshed => 0, refused => 0);
 for my $seed (1 .. 16)
