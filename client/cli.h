@@ -499,11 +499,11 @@ extern int	run_load(CliOptions *opts);
 /* file_reader.c: a file's bytes, decompressed as its name says */
 typedef struct FileReader FileReader;
 
-extern FileReader * reader_open(const char *path);
-extern ssize_t reader_read(FileReader * r, char *buf, size_t n);
-extern const char *reader_error(const FileReader * r);
-extern off_t reader_position(const FileReader * r);
-extern void reader_close(FileReader * r);
+extern FileReader *reader_open(const char *path);
+extern ssize_t reader_read(FileReader *r, char *buf, size_t n);
+extern const char *reader_error(const FileReader *r);
+extern off_t reader_position(const FileReader *r);
+extern void reader_close(FileReader *r);
 extern size_t reader_compressed_suffix(const char *name);
 
 /* A file being read, statement after statement. */
