@@ -36,8 +36,9 @@
  *	   statement, so that the foreign keys among its rows hold at its end.
  *
  * The rows to delete are named by (tableoid, ctid) in pg_temp.exwiw_del:
- * a partition's or an inheritance child's rows too, and a table without a
- * key.  Temporary tables are referenced as pg_temp.name only; the tables
+ * a partition's rows too, and a table without a key.  A plain table is read
+ * and changed ONLY: an inheritance child has files of its own (the delete
+ * files' "DELETE FROM parent" would reach its rows too).  Temporary tables are referenced as pg_temp.name only; the tables
  * of the files are resolved through the session's search_path, as the
  * files' own statements resolve them.
  *
@@ -54,6 +55,8 @@ typedef struct RefreshRel
 	char	   *name;			/* as the statements write it */
 	Oid			oid;
 	char	   *regclass;		/* its name as regclass prints it */
+	const char *only;			/* "ONLY " for a plain table: an inheritance
+								 * child is a table of its own files */
 	int			npk;			/* primary key columns; 0: none */
 	char	  **pk;				/* quoted */
 	char	   *pk_list;		/* "a, b", quoted */
@@ -199,6 +202,7 @@ find_rel(Refresh *r, PGconn *conn, const char *name, PGresult **fail, char **msg
 					"    AND a.attnum OPERATOR(pg_catalog.=) ANY (i.indkey)"
 					"   WHERE i.indrelid OPERATOR(pg_catalog.=) c.oid AND i.indisprimary"
 					"   ORDER BY pg_catalog.array_position(CAST(i.indkey AS pg_catalog.int2[]), a.attnum))"
+					", c.relkind OPERATOR(pg_catalog.=) 'r'"
 					" FROM pg_catalog.pg_class c"
 					" WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($1)"
 					" AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}')",
@@ -218,6 +222,7 @@ find_rel(Refresh *r, PGconn *conn, const char *name, PGresult **fail, char **msg
 	rel->name = pg_strdup(name);
 	rel->oid = (Oid) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
 	rel->regclass = pg_strdup(PQgetvalue(res, 0, 1));
+	rel->only = strcmp(PQgetvalue(res, 0, 3), "t") == 0 ? "ONLY " : "";
 	{
 		/* the array's text, {a,"b c"}: the elements are quoted identifiers */
 		const char *arr = PQgetvalue(res, 0, 2);
@@ -291,11 +296,11 @@ refresh_own_rows(Refresh *r, PGconn *conn, const char *stmt,
 		return false;
 	rel->own_rows = true;
 	if (rel->npk > 0)
-		sql = psprintf("INSERT INTO pg_temp.exwiw_own_%u SELECT %s FROM %s WHERE %s",
-					   rel->oid, rel->pk_list, table, p);
+		sql = psprintf("INSERT INTO pg_temp.exwiw_own_%u SELECT %s FROM %s%s WHERE %s",
+					   rel->oid, rel->pk_list, rel->only, table, p);
 	else
-		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT tableoid, ctid FROM %s WHERE %s",
-					   table, p);
+		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT tableoid, ctid FROM %s%s WHERE %s",
+					   rel->only, table, p);
 	ok = run_count(conn, sql, fail) >= 0;
 	pg_free(sql);
 	return ok;
@@ -484,9 +489,9 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 			return false;
 		sql = psprintf("WITH exwiw_new AS (INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE"
 					   " SELECT %s FROM pg_temp.exwiw_stage s"
-					   " WHERE NOT EXISTS (SELECT FROM %s x WHERE %s) RETURNING %s)"
+					   " WHERE NOT EXISTS (SELECT FROM %s%s x WHERE %s) RETURNING %s)"
 					   " INSERT INTO pg_temp.exwiw_own_%u SELECT * FROM exwiw_new",
-					   rel->name, all, all, rel->name, m, rel->pk_list, rel->oid);
+					   rel->name, all, all, rel->only, rel->name, m, rel->pk_list, rel->oid);
 		n = run_count(conn, sql, fail);
 		pg_free(sql);
 		if (n < 0)
@@ -505,9 +510,9 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 		}
 		if (set != NULL)
 		{
-			sql = psprintf("UPDATE %s AS x SET %s FROM pg_temp.exwiw_stage s WHERE %s"
+			sql = psprintf("UPDATE %s%s AS x SET %s FROM pg_temp.exwiw_stage s WHERE %s"
 						   " AND (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u)",
-						   rel->name, set, m, key_list(rel, "x"), rel->oid);
+						   rel->only, rel->name, set, m, key_list(rel, "x"), rel->oid);
 			n = run_count(conn, sql, fail);
 			pg_free(sql);
 			if (n < 0)
@@ -519,8 +524,8 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 	else
 	{
 		sql = psprintf("INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE"
-					   " SELECT %s FROM pg_temp.exwiw_stage EXCEPT ALL SELECT %s FROM %s",
-					   rel->name, all, all, all, rel->name);
+					   " SELECT %s FROM pg_temp.exwiw_stage EXCEPT ALL SELECT %s FROM %s%s",
+					   rel->name, all, all, all, rel->only, rel->name);
 		n = run_count(conn, sql, fail);
 		pg_free(sql);
 		if (n < 0)
@@ -757,9 +762,9 @@ refresh_finish(Refresh *r, PGconn *conn, PGresult **fail, bool *refused)
 			dup |= (r->rels[k].oid == rel->oid && r->rels[k].own_rows);
 		if (dup)
 			continue;
-		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT x.tableoid, x.ctid FROM %s x"
+		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT x.tableoid, x.ctid FROM %s%s x"
 					   " WHERE (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u EXCEPT SELECT * FROM pg_temp.exwiw_seen_%u)",
-					   rel->name, key_list(rel, "x"), rel->oid, rel->oid);
+					   rel->only, rel->name, key_list(rel, "x"), rel->oid, rel->oid);
 		n = run_count(conn, sql, fail);
 		pg_free(sql);
 		if (n < 0)

@@ -12,7 +12,8 @@
 # - A property test over seeds: three shops with random rows, users shared
 #   across shops, a self-referencing table, a composite key, a join table
 #   without a primary key (its composite foreign key may name another
-#   shop's tag), a partitioned table, every ON DELETE action (CASCADE,
+#   shop's tag), a partitioned table, an inheritance child with keys of
+#   its own, every ON DELETE action (CASCADE,
 #   SET NULL, SET DEFAULT, RESTRICT, NO ACTION).  Shop 2, then shop 1 are loaded into a development database as
 #   a role that is no superuser (every foreign key checked); production
 #   changes (rows inserted, updated, deleted, moved between shops); shop 1
@@ -63,6 +64,12 @@ CREATE TABLE events (shop_id int NOT NULL REFERENCES shops, id int NOT NULL,
 CREATE TABLE events_1 PARTITION OF events FOR VALUES IN (1);
 CREATE TABLE events_2 PARTITION OF events FOR VALUES IN (2);
 CREATE TABLE events_3 PARTITION OF events FOR VALUES IN (3);
+CREATE TABLE notes (id int PRIMARY KEY, shop_id int NOT NULL REFERENCES shops, body text);
+CREATE TABLE pinned_notes (rank int) INHERITS (notes);
+ALTER TABLE pinned_notes ADD PRIMARY KEY (id);
+ALTER TABLE pinned_notes ADD FOREIGN KEY (shop_id) REFERENCES shops;
+CREATE INDEX ON notes (shop_id);
+CREATE INDEX ON pinned_notes (shop_id);
 CREATE INDEX ON users (shop_id);
 CREATE INDEX ON categories (shop_id);
 CREATE INDEX ON categories (parent_id);
@@ -87,7 +94,9 @@ my %key = (
 	comments => 'id::text',
 	tags => '(shop_id, code)::text',
 	order_tags => 't::text',
-	events => '(shop_id, id)::text');
+	events => '(shop_id, id)::text',
+	notes => 'id::text',
+	pinned_notes => 'id::text');
 my @tables = sort keys %key;
 
 # rows(DB): { table => { key => [shop_id, row text] } }
@@ -98,8 +107,9 @@ sub rows
 	for my $t (@tables)
 	{
 		my $owner = $t eq 'shops' ? 't.id' : 't.shop_id';
+		my $only = $t eq 'notes' ? 'ONLY ' : '';    # its child is a table of its own
 		my $out = $node->safe_psql($db,
-			"SELECT $key{$t}, $owner, t::text FROM app.$t t ORDER BY 1",
+			"SELECT $key{$t}, $owner, t::text FROM $only app.$t t ORDER BY 1",
 			extra_params => [ '-F', "\t" ]);
 		for my $l (split /\n/, $out)
 		{
@@ -326,6 +336,8 @@ INSERT INTO order_tags SELECT o.shop_id, o.id, CASE WHEN random() < 0.2 THEN 1 +
 	FROM orders o, generate_series(1, 2) k WHERE random() < 0.6;
 INSERT INTO events SELECT 1 + i % 3, i, CASE WHEN random() < 0.8 THEN 1 + floor(random() * 24)::int END, 'k' || i
 	FROM generate_series(1, 30) i;
+INSERT INTO notes SELECT i, 1 + i % 3, 'note ' || i FROM generate_series(1, 12) i;
+INSERT INTO pinned_notes SELECT i, 1 + i % 3, 'pinned ' || i, i FROM generate_series(101, 109) i;
 SQL
 	my $change = <<"SQL";
 SELECT setseed($seed / 100.0 + 0.005);
@@ -353,6 +365,11 @@ DELETE FROM orders WHERE id IN (SELECT id FROM orders WHERE random() < 0.08);
 DELETE FROM categories WHERE id IN (SELECT id FROM categories WHERE random() < 0.15);
 DELETE FROM users WHERE id IN (SELECT id FROM users WHERE random() < 0.03);
 DELETE FROM events WHERE random() < 0.1;
+UPDATE notes SET body = body || '*' WHERE random() < 0.4;
+DELETE FROM ONLY notes WHERE random() < 0.2;
+DELETE FROM pinned_notes WHERE random() < 0.2;
+INSERT INTO pinned_notes VALUES (150, 1, 'new', 1), (151, 2, 'new', 1);
+INSERT INTO notes VALUES (50, 1, 'new');
 SQL
 	db('refresh_src', $gen);
 	$node->safe_psql('refresh_src', 'CREATE EXTENSION exwiw');
