@@ -12,7 +12,8 @@
 # - A property test over seeds: three shops with random rows, users shared
 #   across shops, a self-referencing table, a composite key, a join table
 #   without a primary key (its composite foreign key may name another
-#   shop's tag), a partitioned table, an inheritance child with keys of
+#   shop's tag), a Rails join table without a primary key tied through
+#   its parent (projects_users), a partitioned table, an inheritance child with keys of
 #   its own, every ON DELETE action (CASCADE,
 #   SET NULL, SET DEFAULT, RESTRICT, NO ACTION).  Shop 2, then shop 1 are loaded into a development database as
 #   a role that is no superuser (every foreign key checked); production
@@ -64,6 +65,12 @@ CREATE TABLE events (shop_id int NOT NULL REFERENCES shops, id int NOT NULL,
 CREATE TABLE events_1 PARTITION OF events FOR VALUES IN (1);
 CREATE TABLE events_2 PARTITION OF events FOR VALUES IN (2);
 CREATE TABLE events_3 PARTITION OF events FOR VALUES IN (3);
+CREATE TABLE projects (id int PRIMARY KEY, shop_id int NOT NULL REFERENCES shops, title text);
+CREATE TABLE projects_users (project_id int NOT NULL REFERENCES projects,
+	user_id int NOT NULL REFERENCES users ON DELETE CASCADE);
+CREATE INDEX ON projects (shop_id);
+CREATE INDEX ON projects_users (project_id);
+CREATE INDEX ON projects_users (user_id);
 CREATE TABLE notes (id int PRIMARY KEY, shop_id int NOT NULL REFERENCES shops, body text);
 CREATE TABLE pinned_notes (rank int) INHERITS (notes);
 ALTER TABLE pinned_notes ADD PRIMARY KEY (id);
@@ -96,6 +103,8 @@ my %key = (
 	order_tags => 't::text',
 	events => '(shop_id, id)::text',
 	notes => 'id::text',
+	projects => 'id::text',
+	projects_users => 't::text',
 	pinned_notes => 'id::text');
 my @tables = sort keys %key;
 
@@ -106,7 +115,11 @@ sub rows
 	my %r;
 	for my $t (@tables)
 	{
-		my $owner = $t eq 'shops' ? 't.id' : 't.shop_id';
+		my $owner =
+		    $t eq 'shops' ? 't.id'
+		  : $t eq 'projects_users'
+		  ? '(SELECT p.shop_id FROM app.projects p WHERE p.id = t.project_id)'
+		  : 't.shop_id';
 		my $only = $t eq 'notes' ? 'ONLY ' : '';    # its child is a table of its own
 		my $out = $node->safe_psql($db,
 			"SELECT $key{$t}, $owner, t::text FROM $only app.$t t ORDER BY 1",
@@ -337,6 +350,9 @@ INSERT INTO order_tags SELECT o.shop_id, o.id, CASE WHEN random() < 0.2 THEN 1 +
 INSERT INTO events SELECT 1 + i % 3, i, CASE WHEN random() < 0.8 THEN 1 + floor(random() * 24)::int END, 'k' || i
 	FROM generate_series(1, 30) i;
 INSERT INTO notes SELECT i, 1 + i % 3, 'note ' || i FROM generate_series(1, 12) i;
+INSERT INTO projects SELECT i, 1 + i % 3, 'p' || i FROM generate_series(1, 9) i;
+INSERT INTO projects_users SELECT DISTINCT p, CASE WHEN random() < 0.7 THEN 3 * floor(random() * 8)::int + 1 + (1 + p % 3) % 3
+	ELSE 1 + floor(random() * 24)::int END FROM generate_series(1, 9) p, generate_series(1, 3) k;
 INSERT INTO pinned_notes SELECT i, 1 + i % 3, 'pinned ' || i, i FROM generate_series(101, 109) i;
 SQL
 	my $change = <<"SQL";
@@ -359,6 +375,9 @@ INSERT INTO events SELECT 1 + i % 2, 100 + i, 101 + i % 4, 'n' FROM generate_ser
 UPDATE users SET shop_id = 3 - shop_id WHERE id IN (SELECT id FROM users WHERE shop_id IN (1, 2) AND random() < 0.05);
 UPDATE orders SET shop_id = 3 - shop_id WHERE id IN (SELECT id FROM orders WHERE shop_id IN (1, 2) AND random() < 0.05);
 -- deletes (production's own actions cascade)
+DELETE FROM projects_users WHERE random() < 0.15 OR project_id IN (2, 4);
+DELETE FROM projects WHERE id IN (2, 4);
+INSERT INTO projects_users SELECT (ARRAY[1, 3, 5])[k], 100 + k FROM generate_series(1, 3) k;
 DELETE FROM order_tags WHERE random() < 0.1;
 DELETE FROM comments WHERE random() < 0.1;
 DELETE FROM orders WHERE id IN (SELECT id FROM orders WHERE random() < 0.08);
@@ -397,6 +416,7 @@ SQL
 	else
 	{
 		$outcome{refused}++;
+		note("seed $seed: $err");
 		like($err, qr/^exwiw: error: --refresh would change rows that it does not replace$/m,
 			"seed $seed: refused, and says why") or diag($err);
 		same_rows($d1, $d0, "seed $seed: refused: not one row changed");
