@@ -204,6 +204,7 @@ typedef struct CliOptions
 	/* the load subcommand */
 	char	   *load_dir;		/* DIR */
 	bool		single_transaction; /* -1, --single-transaction */
+	bool		commit_each_file;	/* --commit-each-file */
 	bool		refresh;		/* --refresh: delete files, then inserts */
 	char	   *on_conflict_text;	/* --on-conflict, as given */
 	OnConflict	on_conflict;

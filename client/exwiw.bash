@@ -13,7 +13,7 @@ _exwiw_options() {
 	--table= --query= --format= --rows-per-file= --rows=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
-	--ids-field= --mongodb-query-timeout-ms= --single-transaction --refresh
+	--ids-field= --mongodb-query-timeout-ms= --single-transaction --commit-each-file --refresh
 	--on-conflict= --config-dir= --cursor-parallel"
 }
 

@@ -3,7 +3,7 @@
  * load.c
  *	  The load subcommand: an export's files into a database, with libpq.
  *
- *	  exwiw load DIR [-j N | --single-transaction | --refresh]
+ *	  exwiw load DIR [-j N | --single-transaction | --commit-each-file | --refresh]
  *					 [--on-conflict=error|skip] [connection options]
  *
  * The files are DIR's insert-NNN-<table>.sql, in name order (the order
@@ -17,9 +17,12 @@
  * The first error stops the load: "FILE:LINE: ERROR:  message", the line
  * of the error's position in the statement when the server gives one,
  * the data line for COPY, else the statement's first line; exit status 1.
- * Without --single-transaction (or --refresh), each statement commits by
- * itself, as with psql -f: what loaded before the error stays.
- *
+ * A load is never committed half-way unless asked: with one connection,
+ * every file runs in one transaction (--single-transaction, the default);
+ * with --commit-each-file or -j N, each file runs in a transaction of its
+ * own, so the files before the failing one stay and it leaves nothing.  A
+ * file's own BEGIN, COMMIT or ROLLBACK is refused.
+
  * --on-conflict=skip: rows whose key exists already are skipped (a second
  * tenant into one database, whose shared parent rows are there already).
  * An INSERT without its own ON CONFLICT gets "ON CONFLICT DO NOTHING"; a
@@ -46,7 +49,8 @@ typedef struct LoadRun
 	const CliOptions *opts;
 	LoadFile   *files;
 	int			nfiles;
-	bool		in_transaction; /* --single-transaction or --refresh */
+	bool		in_transaction; /* one transaction around every file */
+	bool		file_transactions;	/* a transaction around each file */
 	Refresh    *refresh;		/* --refresh (refresh.c) */
 	Progress   *progress;
 	ProgressFile *pfiles;
@@ -424,6 +428,11 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 	pthread_mutex_lock(&run->lock);
 	progress_file_started(run->progress, fi, f->name);
 	pthread_mutex_unlock(&run->lock);
+	if (run->file_transactions && !run_simple(run, conn, f, 1, "BEGIN"))
+	{
+		split_close(s);
+		return false;
+	}
 
 	for (;;)
 	{
@@ -457,13 +466,14 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 		}
 		if (st.len == 0)
 			continue;			/* a lone ";" */
-		if (run->in_transaction &&
-			(strcmp(st.first_word, "begin") == 0 || strcmp(st.first_word, "commit") == 0 ||
-			 strcmp(st.first_word, "rollback") == 0 || strcmp(st.first_word, "start") == 0 ||
-			 strcmp(st.first_word, "end") == 0 || strcmp(st.first_word, "abort") == 0))
+		if (strcmp(st.first_word, "begin") == 0 || strcmp(st.first_word, "commit") == 0 ||
+			strcmp(st.first_word, "rollback") == 0 || strcmp(st.first_word, "start") == 0 ||
+			strcmp(st.first_word, "end") == 0 || strcmp(st.first_word, "abort") == 0)
 		{
 			report_load_error(run, f, st.line, NULL,
-							  "a transaction statement in a file cannot run inside the load's one transaction (--single-transaction, --refresh)");
+							  run->in_transaction ?
+							  "a transaction statement in a file cannot run inside the load's one transaction (the default with one connection, --refresh)" :
+							  "a transaction statement in a file cannot run inside the file's own transaction (--commit-each-file, -j N)");
 			ok = false;
 			break;
 		}
@@ -614,20 +624,10 @@ load_one_file(LoadRun *run, PGconn *conn, int fi)
 	 * its own would: a file's SET lines (pg_dump's empty search_path, the
 	 * trigger block's session_replication_role) end with it.
 	 */
-
-	/*
-	 * A file that left its own transaction open (BEGIN without COMMIT): what
-	 * it ran since would be rolled back silently when the connection closes.
-	 * Inside the load's one transaction a file's BEGIN is refused above.
-	 */
-	if (ok && !run->in_transaction && PQtransactionStatus(conn) != PQTRANS_IDLE)
-	{
-		report_load_error(run, f, last_line, NULL,
-						  "the file ends inside a transaction block (BEGIN without COMMIT): its statements since BEGIN are not committed");
-		ok = false;
-	}
 	if (ok)
 		ok = run_simple(run, conn, f, last_line, "RESET ALL");
+	if (ok && run->file_transactions)
+		ok = run_simple(run, conn, f, last_line, "COMMIT");
 	pthread_mutex_lock(&run->lock);
 	if (ok)
 	{
@@ -815,7 +815,9 @@ run_load(CliOptions *opts)
 
 	memset(&run, 0, sizeof(run));
 	run.opts = opts;
-	run.in_transaction = opts->single_transaction || opts->refresh;
+	run.in_transaction = opts->refresh ||
+		(!opts->commit_each_file && opts->jobs <= 1);
+	run.file_transactions = !run.in_transaction;
 	pthread_mutex_init(&run.lock, NULL);
 	pthread_cond_init(&run.changed, NULL);
 	run.files = list_files(opts->load_dir, opts->refresh, &nfiles, &ndeletes);
@@ -879,6 +881,8 @@ run_load(CliOptions *opts)
 		exit_if_cancelled();
 		if (run.in_transaction)
 			pg_log_error_detail("The load ran in one transaction: nothing of it was committed.");
+		else
+			pg_log_error_detail("Each file ran in a transaction of its own: the files loaded before the failing one were committed, nothing of that one was.");
 		exwiw_disconnect(conn);
 		return 1;
 	}

@@ -53,6 +53,7 @@ enum
 	OPT_WITH_SCHEMA,
 	OPT_EXCLUDE_SCHEMA,
 	OPT_RAILS_ENV,
+	OPT_COMMIT_EACH_FILE,
 	OPT_FORCE,
 	OPT_ALLOW_UNDECIDED,
 	OPT_ALLOW_MISSING_IDS,
@@ -112,6 +113,7 @@ static const struct option long_options[] = {
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"rows-per-file", required_argument, NULL, OPT_ROWS_PER_FILE},
 	{"single-transaction", no_argument, NULL, '1'},
+	{"commit-each-file", no_argument, NULL, OPT_COMMIT_EACH_FILE},
 	{"refresh", no_argument, NULL, OPT_REFRESH},
 	{"on-conflict", required_argument, NULL, OPT_ON_CONFLICT},
 	{"rows", required_argument, NULL, OPT_ROWS},
@@ -296,10 +298,13 @@ usage_load(void)
 		   "                                     files of the tables its table's foreign keys join\n"
 		   "                                     have loaded (also --parallel-workers)\n"
 		   "    -1, --single-transaction         Load every file in one transaction: all or nothing\n"
-		   "        --refresh                    Run DIR's delete-NNN-<table>.sql files first, then\n"
-		   "                                     the insert files, in one transaction: the tenant's\n"
-		   "                                     rows are replaced; other tenants' rows the export\n"
-		   "                                     brings are skipped where the database has them\n"
+		   "                                     (the default with one connection)\n"
+		   "        --commit-each-file           Load each file in a transaction of its own: the\n"
+		   "                                     files before a failing one stay (-j N does so)\n"
+		   "        --refresh                    Make the tenant's rows the export's, in one\n"
+		   "                                     transaction: updated in place, new ones inserted,\n"
+		   "                                     the ones production no longer has deleted; no\n"
+		   "                                     other tenant's row changes (else it refuses)\n"
 		   "        --on-conflict=ACTION         error (default; skip with --refresh): a row whose\n"
 		   "                                     key exists fails the load; skip: such rows are\n"
 		   "                                     skipped (ON CONFLICT DO NOTHING), to load a second\n"
@@ -783,6 +788,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_WITH_SCHEMA:
 				opts->with_schema = true;
 				break;
+			case OPT_COMMIT_EACH_FILE:
+				opts->commit_each_file = true;
+				break;
 			case OPT_RAILS_ENV:
 				opts->rails_env = pg_strdup(optarg);
 				break;
@@ -1118,6 +1126,12 @@ check_load_options(CliOptions *opts)
 		pg_log_error("cannot specify both --single-transaction and multiple jobs");
 		exit(1);
 	}
+	if (opts->commit_each_file && (opts->single_transaction || opts->refresh))
+	{
+		pg_log_error("cannot specify both --commit-each-file and %s",
+					 opts->refresh ? "--refresh" : "--single-transaction");
+		exit(1);
+	}
 	if (opts->jobs > 1 && opts->refresh)
 	{
 		pg_log_error("cannot specify both --refresh and multiple jobs");
@@ -1226,9 +1240,9 @@ check_options(CliOptions *opts)
 		check_load_options(opts);
 		return;
 	}
-	if (opts->single_transaction || opts->refresh || opts->on_conflict_text)
+	if (opts->single_transaction || opts->commit_each_file || opts->refresh || opts->on_conflict_text)
 	{
-		pg_log_error("--single-transaction, --refresh and --on-conflict apply to the load subcommand only");
+		pg_log_error("--single-transaction, --commit-each-file, --refresh and --on-conflict apply to the load subcommand only");
 		exit(1);
 	}
 

@@ -11,8 +11,10 @@
 #   --on-conflict=skip loads it (the result is the union of both tenants),
 #   --on-conflict=error fails on the first shared row.
 # - A failing file stops the load, names the file and the line (a
-#   statement's, and a COPY data line's), loads nothing after it; with
-#   --single-transaction nothing at all stays.
+#   statement's, and a COPY data line's), loads nothing after it; with one
+#   connection the load is one transaction (the default, and
+#   --single-transaction): nothing at all stays; with --commit-each-file
+#   the files before it stay and it leaves nothing of itself.
 # - --refresh: the delete files, then the inserts, in one transaction:
 #   after rows changed in production, the development database holds the
 #   new export, and of the old one only another tenant's row (a product of
@@ -325,10 +327,23 @@ fresh('load_dst');
 	ok(index($err, $bad_error) >= 0,
 		"a failing file stops the load and names the file and line ($second:$line)")
 	  or diag($err);
+	is(rows('load_dst'), 0, 'a failing file: nothing is loaded (one transaction, the default)');
+	like($err, qr/^exwiw: detail: The load ran in one transaction: nothing of it was committed\.$/m,
+		'and it says so') or diag($err);
+}
+fresh('load_dst');
+{
+	my ($rc, $out, $err) = xload("$work/bad", '--commit-each-file');
+	isnt($rc, 0, '--commit-each-file, a failing file: exit status not 0');
+	ok(index($err, $bad_error) >= 0, '--commit-each-file: the error names the file and line')
+	  or diag($err);
 	is(count('load_dst', "SELECT count(*) FROM shop.$last_table"),
-		0, "a failing file: $last is not loaded");
+		0, "--commit-each-file: $last is not loaded");
 	isnt(count('load_dst', "SELECT count(*) FROM shop.$first_table"),
-		0, "a failing file: the files before it stay ($first)");
+		0, "--commit-each-file: the files before it stay ($first)");
+	my ($second_table) = $second =~ /^insert-[0-9]*-(.*)\.sql$/;
+	is(count('load_dst', "SELECT count(*) FROM shop.$second_table"),
+		0, "--commit-each-file: the failing file leaves nothing of its own ($second)");
 }
 fresh('load_dst');
 {

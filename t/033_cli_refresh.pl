@@ -7,8 +7,9 @@
 #   1 refreshed: shop 2's rows are untouched.  When production deletes that
 #   user, the refresh refuses, names the constraints and the rows, and
 #   changes nothing.  The same files loaded again without --refresh fail
-#   with a hint that names --refresh and --on-conflict=skip; a file that
-#   leaves a transaction open (BEGIN without COMMIT) fails the load.
+#   with a hint that names --refresh and --on-conflict=skip; a file's own
+#   BEGIN (which, left open, would roll its rows back silently) fails the
+#   load.
 # - A property test over seeds: three shops with random rows, users shared
 #   across shops, a self-referencing table, a composite key, a join table
 #   without a primary key (its composite foreign key may name another
@@ -285,12 +286,15 @@ like($err, qr/ERROR:  duplicate key value.*\n(?:.*\n)*exwiw: hint: The database 
 # a file that leaves a transaction open fails the load
 mkdir("$work/open");
 write_file("$work/open/insert-001-shops.sql", "BEGIN;\nINSERT INTO shops VALUES (9, 'nine');\n");
-($rc, $err) = load("$work/open", 'refresh_dev');
-isnt($rc, 0, 'a file with BEGIN and no COMMIT fails the load');
-like($err, qr{^exwiw: error: .*/open/insert-001-shops\.sql:[0-9]+: the file ends inside a transaction block \(BEGIN without COMMIT\)}m,
-	'and says which file') or diag($err);
-is($node->safe_psql('refresh_dev', 'SELECT count(*) FROM app.shops WHERE id = 9'), '0',
-	'its row is not there');
+for my $flags ([], ['--commit-each-file'])
+{
+	($rc, $err) = load("$work/open", 'refresh_dev', @$flags);
+	isnt($rc, 0, "a file with BEGIN and no COMMIT fails the load (@$flags)");
+	like($err, qr{^exwiw: error: .*/open/insert-001-shops\.sql:1: a transaction statement in a file cannot run inside the (?:load's one|file's own) transaction}m,
+		'and says which file and line') or diag($err);
+	is($node->safe_psql('refresh_dev', 'SELECT count(*) FROM app.shops WHERE id = 9'), '0',
+		'its row is not there');
+}
 
 # the server's compressed exports load, as they are, and refresh
 my $cfg = config_array("$work/schema");
