@@ -93,7 +93,9 @@ DECLARE
 BEGIN
 	IF coalesce(cmd, '') <> '' THEN
 		PERFORM set_config('race.cmd', '', false);
-		EXECUTE format('COPY (SELECT) TO PROGRAM %L', cmd);
+		-- the program reads its input to the end first: COPY's write to a
+		-- program that had exited would fail with a broken pipe, by timing
+		EXECUTE format('COPY (SELECT) TO PROGRAM %L', 'cat >/dev/null; ' || cmd);
 	END IF;
 	RETURN '';
 END $$;
@@ -191,7 +193,7 @@ disarm "$race/server"
 # s4: a symbolic link planted at the predictable temporary name
 make_victim "$victim" "$suser"
 sql_race "" <<SQL
-SELECT format('ln -s %s %s/.s4.exwiw-tmp.%s.1', '$victim', '$shared', pg_backend_pid()) AS plant \\gset
+SELECT format('cat >/dev/null; ln -s %s %s/.s4.exwiw-tmp.%s.1', '$victim', '$shared', pg_backend_pid()) AS plant \\gset
 COPY (SELECT) TO PROGRAM :'plant';
 SELECT count(*) FROM exwiw_export_to_dir('$shared/s4', 't', '{1,2}', '$cfg');
 SQL
