@@ -139,6 +139,7 @@ typedef struct SubsetEdge
 	bool		deferred;		/* cuts a cycle: written NULL, set later */
 	int8		not_null;		/* subset_edge_not_null: 0 not known yet, 1
 								 * no, 2 yes */
+	int8		enforced;		/* subset_edge_enforced: the same */
 } SubsetEdge;
 
 #define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
@@ -414,6 +415,7 @@ extern bool subset_column_looks_sensitive(const char *table, const char *column,
 										  Oid typid);
 
 extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
+extern bool subset_edge_enforced(SubsetConfig *cfg, SubsetEdge *e);
 
 /* subset_order.c */
 extern int *subset_processing_order(SubsetConfig *cfg, int *n);

@@ -433,8 +433,11 @@ append_undecided_before(Planner *pl, StringInfo buf, const char *alias,
  * append_undecided
  *		Appends " AND <not decided>" for each of the first n arms of table
  *		ti that is not of e's polymorphic group (e may be NULL: every one of
- *		them): its key NULL, its type another table's, or its key naming a
- *		row of its parent's undecided_set, which is added to *deps.
+ *		them): its key NULL, its type another table's, its key naming no row
+ *		of its parent (an arm no foreign key constraint enforces: an
+ *		inferred or declared belongs_to whose values dangle, as GitLab's
+ *		loose keys do until a cleanup job runs), or naming a row of its
+ *		parent's undecided_set, which is added to *deps.
  */
 static void
 append_undecided(Planner *pl, StringInfo buf, const char *alias, int ti, int n,
@@ -460,6 +463,24 @@ append_undecided(Planner *pl, StringInfo buf, const char *alias, int ti, int n,
 			appendStringInfo(buf, " OR %s.%s IS NULL OR NOT (", alias,
 							 quote_identifier(a->type_col.names[0]));
 			planner_append_type_cond(buf, alias, a);
+			appendStringInfoChar(buf, ')');
+		}
+		if (!SubsetEdgeIsSelf(a) && !subset_edge_enforced(cfg, a))
+		{
+			/* a key that names no row of the parent decides nothing */
+			SubsetTable *p = &cfg->tables[a->parent];
+
+			appendStringInfo(buf, " OR NOT EXISTS (SELECT FROM %s AS exwiw_n WHERE ",
+							 subset_relation_sql(p));
+			for (k = 0; k < a->fk.n; k++)
+			{
+				if (k > 0)
+					appendStringInfoString(buf, " AND ");
+				subset_append_eq(buf, psprintf("exwiw_n.%s", quote_identifier(a->ref.names[k])),
+								 a->ref.typids[k],
+								 psprintf("%s.%s", alias, quote_identifier(a->fk.names[k])),
+								 a->fk.typids[k]);
+			}
 			appendStringInfoChar(buf, ')');
 		}
 		if (!SubsetEdgeIsSelf(a) &&
