@@ -394,7 +394,8 @@ dw_begin(ExwiwWriter *w, TupleDesc desc, MemoryContext cxt)
  *		literals "'1', '2'", or
  *		"('1', 'a'), ..." for a key of several columns), in the file's
  *		order.  Each key value is its text output ('' doubled: the file sets
- *		standard_conforming_strings).  With keys (a condition on exwiw_d,
+ *		standard_conforming_strings), in the C collation: a key of a
+ *		nondeterministic collation cannot be searched for a quote.  With keys (a condition on exwiw_d,
  *		the file's row), only the rows it holds, in key order: a filter over
  *		the file's query keeps no order of its own.
  */
@@ -417,7 +418,7 @@ key_query(SubsetTable *t, const char *sql, const char *keys,
 	if (t->pk.n > 1)
 		appendStringInfoString(&q, "'(' OPERATOR(pg_catalog.||) ");
 	for (k = 0; k < t->pk.n; k++)
-		appendStringInfo(&q, "%s'''' OPERATOR(pg_catalog.||) pg_catalog.replace(CAST(exwiw_d.%s AS pg_catalog.text), '''', '''''') OPERATOR(pg_catalog.||) ''''",
+		appendStringInfo(&q, "%s'''' OPERATOR(pg_catalog.||) pg_catalog.replace(CAST(exwiw_d.%s AS pg_catalog.text) COLLATE pg_catalog.\"C\", '''', '''''') OPERATOR(pg_catalog.||) ''''",
 						 k > 0 ? " OPERATOR(pg_catalog.||) ', ' OPERATOR(pg_catalog.||) " : "",
 						 quote_identifier(t->pk.names[k]));
 	if (t->pk.n > 1)
