@@ -8,9 +8,13 @@
  * it, and SHOW and pg_settings show it only to superusers and members of
  * pg_read_all_settings.  It has no default: a mask that needs it refuses
  * to run while it is unset or shorter than MASK_SECRET_MIN_LEN bytes, and
- * no message quotes it.  There is deliberately no check hook: a rejected
- * value would be quoted by the GUC machinery's own message (the assign
- * hook only counts assignments).
+ * no message quotes it.  Its check hook refuses a value set for a
+ * database, a role or a function (ALTER DATABASE | ROLE ... SET, CREATE
+ * FUNCTION ... SET): those are stored in pg_db_role_setting and pg_proc,
+ * which every role can read, SHOW's protection notwithstanding.  The hook
+ * sets its own message (GUC_check_errmsg), so the GUC machinery's, which
+ * would quote the value, is not used; the assign hook only counts
+ * assignments.
  *
  * The masks never see the secret in SQL text: the generated SELECT calls
  * exwiw_mask_pseudonym() and exwiw_mask_noise(), which read it here, so
@@ -51,6 +55,35 @@ assign_mask_secret(const char *newval, void *extra)
 }
 
 /*
+ * check_mask_secret
+ *		The setting's check hook: refuse a value whose source every role can
+ *		read (a database's or a role's settings, or a function's, which
+ *		ALTER ... SET and CREATE FUNCTION ... SET check as PGC_S_TEST); a
+ *		value read at a session's start from such a source is dropped with
+ *		a WARNING.  The messages never quote the value.
+ */
+static bool
+check_mask_secret(char **newval, void **extra, GucSource source)
+{
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	switch (source)
+	{
+		case PGC_S_DATABASE:
+		case PGC_S_USER:
+		case PGC_S_DATABASE_USER:
+		case PGC_S_TEST:
+			GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
+			GUC_check_errmsg("exwiw.mask_secret cannot be set for a database, a role or a function");
+			GUC_check_errdetail("Such settings are stored in pg_db_role_setting or pg_proc, which every role can read.");
+			GUC_check_errhint("Set it in postgresql.conf, or in a file it includes that only the server's operating system user can read.");
+			return false;
+		default:
+			return true;
+	}
+}
+
+/*
  * mask_define_settings
  *		Define exwiw.mask_secret (called from _PG_init).
  */
@@ -64,7 +97,7 @@ mask_define_settings(void)
 							   NULL,
 							   PGC_SUSET,
 							   GUC_SUPERUSER_ONLY | GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
-							   NULL, assign_mask_secret, NULL);
+							   check_mask_secret, assign_mask_secret, NULL);
 }
 
 /*
