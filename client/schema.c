@@ -54,7 +54,7 @@ static const char *const belongs_to_key_order[] = {
 	"comment", "ignore", "ignore_type", NULL
 };
 static const char *const column_key_order[] = {
-	"name", "replace_with", "raw_sql", "map", "replace_with_fake_data",
+	"name", "replace_with", "raw_sql", "raw_sql_trusted", "map", "replace_with_fake_data",
 	"comment", "ignore", "needs_mask_decision", NULL
 };
 

@@ -104,7 +104,7 @@ SELECT * FROM exwiw_plan('badges', '{1}', '[
 -- the same values: every file is masked, and they load.
 SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) FROM exwiw_export('badges', '{1}', '[
 	{"name": "badges", "primary_key": "id", "columns": [{"name": "id"}, {"name": "code", "replace_with": "b{id}"}]},
-	{"name": "badge_uses", "primary_key": "id", "columns": [{"name": "id"}, {"name": "badge_code", "raw_sql": "(SELECT ''b'' || b.id FROM shop.badges b WHERE b.code = badge_uses.badge_code)"}],
+	{"name": "badge_uses", "primary_key": "id", "columns": [{"name": "id"}, {"name": "badge_code", "raw_sql": "(SELECT ''b'' || b.id FROM shop.badges b WHERE b.code = badge_uses.badge_code)", "raw_sql_trusted": true}],
 	 "belongs_tos": [{"table_name": "badges", "foreign_key": "badge_code", "references": "code"}]}]');
 -- A masked primary key is refused unless its referencing columns are masked.
 SELECT * FROM exwiw_plan('shops', '{1}', (
@@ -127,14 +127,45 @@ SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id"
 SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
 	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "''n'' || codes.code"}]}]');
 SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
-	{"name": "code", "ignore": true}, {"name": "note", "raw_sql": "(SELECT max(c.id) FROM shop.codes c) || shop.codes.code"}]}]');
+	{"name": "code", "ignore": true}, {"name": "note", "raw_sql": "(SELECT max(c.id) FROM shop.codes c) || shop.codes.code", "raw_sql_trusted": true}]}]');
 SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
 	{"name": "code", "replace_with": "c"}, {"name": "note", "raw_sql": "row_to_json(codes)::text"}]}]');
 SELECT * FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
 	{"name": "code", "replace_with": "c"}, {"name": "doc", "raw_sql": "to_jsonb(codes.*)"}]}]');
 SELECT output FROM exwiw_plan('codes', '{1}', '[{"name": "codes", "primary_key": "id", "columns": [{"name": "id"},
-	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "(SELECT max(c.code) FROM shop.codes c WHERE c.id < codes.id) || (SELECT max(quantity) FROM shop.order_items)"}]}]')
+	{"name": "code", "raw_sql": "upper(code)"}, {"name": "note", "raw_sql": "(SELECT max(c.code) FROM shop.codes c WHERE c.id < codes.id) || (SELECT max(quantity) FROM shop.order_items)", "raw_sql_trusted": true}]}]')
 WHERE seq IS NOT NULL;
+-- Without "raw_sql_trusted", a raw_sql reads its own row only: a subquery
+-- in any form, and a function that runs SQL or reads files or settings,
+-- are refused (they would copy another table's masked or ignored column,
+-- or the mask secret, into the file).
+DO $$
+DECLARE
+	f text;
+BEGIN
+	FOREACH f IN ARRAY ARRAY['(SELECT c2.code FROM shop.codes c2 WHERE c2.id = codes.id)',
+		'(SELECT c2 FROM shop.codes c2 WHERE c2.id = codes.id)::text',
+		'(SELECT string_agg(code, '','') FROM shop.codes)',
+		'CASE WHEN EXISTS (SELECT FROM shop.codes c2 WHERE c2.code LIKE ''a%'') THEN ''a'' END',
+		'ARRAY(SELECT code FROM shop.codes)::text',
+		'(SELECT x FROM (WITH w AS (SELECT code AS x FROM shop.codes) SELECT x FROM w) s LIMIT 1)',
+		'(SELECT l.code FROM shop.codes c2, LATERAL (SELECT c2.code) l LIMIT 1)',
+		'query_to_xml(''SELECT code FROM shop.codes'', true, true, '''')::text',
+		'pg_catalog.current_setting(''exwiw.mask_secret'')',
+		'pg_read_file(''/etc/hostname'')',
+		'upper(note) || id']
+	LOOP
+		BEGIN
+			PERFORM FROM exwiw_plan('codes', '{1}', jsonb_build_array(jsonb_build_object(
+				'name', 'codes', 'primary_key', 'id', 'columns', jsonb_build_array(
+					jsonb_build_object('name', 'id'), jsonb_build_object('name', 'code', 'ignore', true),
+					jsonb_build_object('name', 'note', 'raw_sql', f)))));
+			RAISE WARNING 'accepted: %', f;
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING '% % (%)', SQLSTATE, SQLERRM, f;
+		END;
+	END LOOP;
+END $$;
 -- A fake-data seed may not be the masked column itself (the same original
 -- always gives the same fake value, so equal fakes show equal originals),
 -- nor another masked or ignored column.

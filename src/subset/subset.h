@@ -78,6 +78,8 @@ typedef struct SubsetColumn
 	Oid			typid;
 	int32		typmod;
 	char	   *raw_sql;		/* SQL expression, or NULL */
+	bool		raw_sql_trusted;	/* "raw_sql_trusted": it may read other
+									 * rows and tables */
 	char	   *replace_with;	/* template text, or NULL */
 	int			decision;		/* needs_mask_decision: -1 absent, 0, 1 */
 	bool		identity_always;	/* GENERATED ALWAYS AS IDENTITY */

@@ -29,7 +29,7 @@ static const char *const fake_keys[] = {"locale", "seed", "type", NULL};
 static const char *const column_keys[] = {
 	"comment", "generalize", "ignore", "json", "map", "name",
 	"needs_mask_decision", "noise", "partial", "pseudonym", "raw_sql",
-	"replace_with", "replace_with_fake_data", NULL
+	"raw_sql_trusted", "replace_with", "replace_with_fake_data", NULL
 };
 
 /*
@@ -220,6 +220,93 @@ ref_walker(Node *node, void *arg)
 		return false;
 	}
 	return raw_expression_tree_walker(node, ref_walker, arg);
+}
+
+/*
+ * The functions a raw_sql may not call unless it is trusted: they run SQL
+ * of their own (the query_to_xml family, dblink) or read files, large
+ * objects or settings (exwiw.mask_secret), so they would reach data the
+ * expression's own row does not hold.  By the name's last part.
+ */
+static const char *const reaching_functions[] = {
+	"query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema",
+	"cursor_to_xml", "cursor_to_xmlschema", "table_to_xml", "table_to_xmlschema",
+	"table_to_xml_and_xmlschema", "schema_to_xml", "schema_to_xmlschema",
+	"schema_to_xml_and_xmlschema", "database_to_xml", "database_to_xmlschema",
+	"database_to_xml_and_xmlschema", "pg_read_file", "pg_read_binary_file",
+	"pg_stat_file", "pg_ls_dir", "lo_get", "lo_export", "lo_import", "loread",
+	"current_setting", "set_config", "dblink", "dblink_exec", "dblink_open",
+	"dblink_fetch", "pg_get_functiondef", "pg_get_viewdef", NULL
+};
+
+/* What check_raw_sql_reach finds: the first construct that reaches out. */
+typedef struct ReachWalk
+{
+	const char *what;			/* NULL: none */
+}			ReachWalk;
+
+/*
+ * reach_walker
+ *		raw_expression_tree_walker callback: a subquery (any SubLink:
+ *		(SELECT ...), EXISTS, IN (SELECT ...), ARRAY(SELECT ...)), or a call
+ *		of one of reaching_functions.
+ */
+static bool
+reach_walker(Node *node, void *arg)
+{
+	ReachWalk  *w = (ReachWalk *) arg;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		w->what = "a subquery";
+		return true;
+	}
+	if (IsA(node, FuncCall))
+	{
+		const char *fn = strVal(llast(((FuncCall *) node)->funcname));
+		int			i;
+
+		for (i = 0; reaching_functions[i]; i++)
+			if (pg_strcasecmp(fn, reaching_functions[i]) == 0)
+			{
+				w->what = psprintf("function %s()", reaching_functions[i]);
+				return true;
+			}
+	}
+	return raw_expression_tree_walker(node, reach_walker, arg);
+}
+
+/*
+ * check_raw_sql_reach
+ *		A raw_sql computes its column from its own row: a subquery could
+ *		read another row or table (a masked or ignored column of another
+ *		table included: "(SELECT s.secret FROM shops s WHERE ...)", "(SELECT
+ *		string_agg(secret, ',') FROM shops)"), and so could a function that
+ *		runs SQL or reads files or settings.  Refused unless the column says
+ *		"raw_sql_trusted": true, a key a reviewer sees.  Functions of the
+ *		user's own are not looked into: they run with the exporter's
+ *		privileges, as any function of the expression does.  Assumes the
+ *		fragment parses (subset_check_fragment).
+ */
+static void
+check_raw_sql_reach(ConfigParse *p, SubsetTable *t, const char *raw_sql,
+					const char *keypath)
+{
+	List	   *raw = raw_parser(psprintf("SELECT %s\n", raw_sql), RAW_PARSE_DEFAULT);
+	ReachWalk	w = {NULL};
+
+	(void) raw_expression_tree_walker(linitial_node(RawStmt, raw)->stmt, reach_walker, &w);
+	if (w.what == NULL)
+		return;
+	p->ectx.key = keypath;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("key \"%s\" of table \"%s\" holds %s, which could read other rows or tables",
+					keypath, t->name, w.what),
+			 errdetail("A raw_sql computes its column from the values of its own row; what else it reads, masked or ignored columns of other tables included, would go into the file as it is."),
+			 errhint("Compute the value from the row's own unmasked columns, or, once a reviewer has read the expression, add \"raw_sql_trusted\": true to the column.")));
 }
 
 /*
@@ -459,6 +546,8 @@ cfg_parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 		(void) cfg_get_string(p, cv, "comment", pstrdup(p->keybuf), true);
 		snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].raw_sql", i);
 		c->raw_sql = cfg_get_string(p, cv, "raw_sql", pstrdup(p->keybuf), true);
+		snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].raw_sql_trusted", i);
+		c->raw_sql_trusted = cfg_get_bool(p, cv, "raw_sql_trusted", pstrdup(p->keybuf));
 
 		rw = cfg_json_get(cv, "replace_with");
 		snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].replace_with", i);
@@ -525,6 +614,8 @@ cfg_parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 			snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].raw_sql", c->cfgpos);
 			p->ectx.key = pstrdup(p->keybuf);
 			subset_check_fragment(p->funcname, t, p->ectx.key, c->raw_sql, false);
+			if (!c->raw_sql_trusted)
+				check_raw_sql_reach(p, t, c->raw_sql, p->ectx.key);
 			check_raw_sql_refs(p, t, c, p->ectx.key);
 		}
 		else if (c->replace_with)
