@@ -113,6 +113,19 @@ run_count(PGconn *conn, const char *sql, PGresult **fail)
 }
 
 /*
+ * run_free
+ *		run_count of sql, which it frees.
+ */
+static long
+run_free(PGconn *conn, char *sql, PGresult **fail)
+{
+	long		n = run_count(conn, sql, fail);
+
+	pg_free(sql);
+	return n;
+}
+
+/*
  * run_query
  *		Run sql with text parameters; its result, or NULL with *fail set.
  */
@@ -247,19 +260,16 @@ find_rel(Refresh *r, PGconn *conn, const char *name, PGresult **fail, char **msg
 	if (rel->npk > 0)
 	{
 		StringInfoData s;
-		char	   *sql;
 		bool		ok;
 
 		initStringInfo(&s);
 		for (i = 0; i < rel->npk; i++)
 			appendStringInfo(&s, "%s%s", i > 0 ? ", " : "", rel->pk[i]);
 		rel->pk_list = s.data;
-		sql = psprintf("CREATE TEMP TABLE IF NOT EXISTS exwiw_own_%u AS SELECT %s FROM %s WITH NO DATA;"
-					   " CREATE TEMP TABLE IF NOT EXISTS exwiw_seen_%u AS SELECT %s FROM %s WITH NO DATA",
-					   rel->oid, rel->pk_list, rel->regclass,
-					   rel->oid, rel->pk_list, rel->regclass);
-		ok = run_count(conn, sql, fail) >= 0;
-		pg_free(sql);
+		ok = run_free(conn, psprintf("CREATE TEMP TABLE IF NOT EXISTS exwiw_own_%u AS SELECT %s FROM %s WITH NO DATA;"
+									 " CREATE TEMP TABLE IF NOT EXISTS exwiw_seen_%u AS SELECT %s FROM %s WITH NO DATA",
+									 rel->oid, rel->pk_list, rel->regclass,
+									 rel->oid, rel->pk_list, rel->regclass), fail) >= 0;
 		if (!ok)
 			return NULL;
 	}
@@ -283,7 +293,6 @@ refresh_own_rows(Refresh *r, PGconn *conn, const char *stmt,
 	char	   *columns;
 	RefreshRel *rel;
 	char	   *sql;
-	bool		ok;
 
 	if (p == NULL || (p = skip_keyword(p, "FROM")) == NULL ||
 		!sql_statement_target(p, &table, &columns, &tend) || columns != NULL ||
@@ -301,9 +310,7 @@ refresh_own_rows(Refresh *r, PGconn *conn, const char *stmt,
 	else
 		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT tableoid, ctid FROM %s%s WHERE %s",
 					   rel->only, table, p);
-	ok = run_count(conn, sql, fail) >= 0;
-	pg_free(sql);
-	return ok;
+	return run_free(conn, sql, fail) >= 0;
 }
 
 /*
@@ -323,7 +330,6 @@ refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,
 	char	   *table;
 	char	   *columns;
 	RefreshRel *rel;
-	char	   *sql;
 	PGresult   *res;
 	bool		ok;
 	bool		is_copy = st->is_copy_from_stdin;
@@ -341,10 +347,8 @@ refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,
 	if ((rel = find_rel(r, conn, table, fail, msg)) == NULL)
 		return NULL;
 
-	sql = psprintf("CREATE TEMP TABLE exwiw_stage AS SELECT %s FROM %s WITH NO DATA",
-				   columns ? columns : "*", table);
-	ok = run_count(conn, sql, fail) >= 0;
-	pg_free(sql);
+	ok = run_free(conn, psprintf("CREATE TEMP TABLE exwiw_stage AS SELECT %s FROM %s WITH NO DATA",
+								 columns ? columns : "*", table), fail) >= 0;
 	if (!ok)
 		return NULL;
 
@@ -371,9 +375,7 @@ refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,
 		PQclear(res);
 		if (r->stage_keyed && st->has_on_conflict)
 		{
-			sql = psprintf("CREATE UNIQUE INDEX ON pg_temp.exwiw_stage (%s)", rel->pk_list);
-			ok = run_count(conn, sql, fail) >= 0;
-			pg_free(sql);
+			ok = run_free(conn, psprintf("CREATE UNIQUE INDEX ON pg_temp.exwiw_stage (%s)", rel->pk_list), fail) >= 0;
 			if (!ok)
 				return NULL;
 		}
@@ -471,7 +473,6 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 	RefreshRel *rel = r->stage_rel;
 	char	   *all;
 	char	   *set;
-	char	   *sql;
 	long		n;
 
 	Assert(rel != NULL);
@@ -481,40 +482,32 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 	{
 		char	   *m = key_match(rel, "x", "s");
 
-		sql = psprintf("INSERT INTO pg_temp.exwiw_seen_%u SELECT %s FROM pg_temp.exwiw_stage",
-					   rel->oid, rel->pk_list);
-		n = run_count(conn, sql, fail);
-		pg_free(sql);
+		n = run_free(conn, psprintf("INSERT INTO pg_temp.exwiw_seen_%u SELECT %s FROM pg_temp.exwiw_stage",
+									rel->oid, rel->pk_list), fail);
 		if (n < 0)
 			return false;
-		sql = psprintf("WITH exwiw_new AS (INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE"
-					   " SELECT %s FROM pg_temp.exwiw_stage s"
-					   " WHERE NOT EXISTS (SELECT FROM %s%s x WHERE %s) RETURNING %s)"
-					   " INSERT INTO pg_temp.exwiw_own_%u SELECT * FROM exwiw_new",
-					   rel->name, all, all, rel->only, rel->name, m, rel->pk_list, rel->oid);
-		n = run_count(conn, sql, fail);
-		pg_free(sql);
+		n = run_free(conn, psprintf("WITH exwiw_new AS (INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE"
+									" SELECT %s FROM pg_temp.exwiw_stage s"
+									" WHERE NOT EXISTS (SELECT FROM %s%s x WHERE %s) RETURNING %s)"
+									" INSERT INTO pg_temp.exwiw_own_%u SELECT * FROM exwiw_new",
+									rel->name, all, all, rel->only, rel->name, m, rel->pk_list, rel->oid), fail);
 		if (n < 0)
 			return false;
 		r->inserted += n;
 		if (r->strict)
 		{
 			/* the rows left are the database's: their INSERT fails */
-			sql = psprintf("INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM pg_temp.exwiw_stage x"
-						   " WHERE (%s) NOT IN (SELECT * FROM pg_temp.exwiw_own_%u)",
-						   rel->name, all, all, key_list(rel, "x"), rel->oid);
-			n = run_count(conn, sql, fail);
-			pg_free(sql);
+			n = run_free(conn, psprintf("INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM pg_temp.exwiw_stage x"
+										" WHERE (%s) NOT IN (SELECT * FROM pg_temp.exwiw_own_%u)",
+										rel->name, all, all, key_list(rel, "x"), rel->oid), fail);
 			if (n < 0)
 				return false;
 		}
 		if (set != NULL)
 		{
-			sql = psprintf("UPDATE %s%s AS x SET %s FROM pg_temp.exwiw_stage s WHERE %s"
-						   " AND (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u)",
-						   rel->only, rel->name, set, m, key_list(rel, "x"), rel->oid);
-			n = run_count(conn, sql, fail);
-			pg_free(sql);
+			n = run_free(conn, psprintf("UPDATE %s%s AS x SET %s FROM pg_temp.exwiw_stage s WHERE %s"
+										" AND (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u)",
+										rel->only, rel->name, set, m, key_list(rel, "x"), rel->oid), fail);
 			if (n < 0)
 				return false;
 			r->updated += n;
@@ -523,11 +516,9 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 	}
 	else
 	{
-		sql = psprintf("INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE"
-					   " SELECT %s FROM pg_temp.exwiw_stage EXCEPT ALL SELECT %s FROM %s%s",
-					   rel->name, all, all, all, rel->only, rel->name);
-		n = run_count(conn, sql, fail);
-		pg_free(sql);
+		n = run_free(conn, psprintf("INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE"
+									" SELECT %s FROM pg_temp.exwiw_stage EXCEPT ALL SELECT %s FROM %s%s",
+									rel->name, all, all, all, rel->only, rel->name), fail);
 		if (n < 0)
 			return false;
 		r->inserted += n;
@@ -752,7 +743,6 @@ refresh_finish(Refresh *r, PGconn *conn, PGresult **fail, bool *refused)
 	for (i = 0; i < r->nrels; i++)
 	{
 		RefreshRel *rel = &r->rels[i];
-		char	   *sql;
 		bool		dup = false;
 		long		n;
 
@@ -762,11 +752,9 @@ refresh_finish(Refresh *r, PGconn *conn, PGresult **fail, bool *refused)
 			dup |= (r->rels[k].oid == rel->oid && r->rels[k].own_rows);
 		if (dup)
 			continue;
-		sql = psprintf("INSERT INTO pg_temp.exwiw_del SELECT x.tableoid, x.ctid FROM %s%s x"
-					   " WHERE (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u EXCEPT SELECT * FROM pg_temp.exwiw_seen_%u)",
-					   rel->only, rel->name, key_list(rel, "x"), rel->oid, rel->oid);
-		n = run_count(conn, sql, fail);
-		pg_free(sql);
+		n = run_free(conn, psprintf("INSERT INTO pg_temp.exwiw_del SELECT x.tableoid, x.ctid FROM %s%s x"
+									" WHERE (%s) IN (SELECT * FROM pg_temp.exwiw_own_%u EXCEPT SELECT * FROM pg_temp.exwiw_seen_%u)",
+									rel->only, rel->name, key_list(rel, "x"), rel->oid, rel->oid), fail);
 		if (n < 0)
 			return false;
 	}

@@ -189,17 +189,8 @@ sub dev
 {
 	my ($name) = @_;
 	db($name);
-	$node->safe_psql(
-		$name, q{
-DO $$ DECLARE r record; BEGIN
-	FOR r IN SELECT c.oid::regclass AS t FROM pg_catalog.pg_class c
-		WHERE c.relnamespace = 'app'::regnamespace AND c.relkind IN ('r', 'p')
-	LOOP
-		EXECUTE format('ALTER TABLE %s OWNER TO refresh_loader', r.t);
-	END LOOP;
-END $$;
-GRANT USAGE ON SCHEMA app TO refresh_loader;
-});
+	loader_owns($node, 'refresh', 'app', $name);
+	$node->safe_psql($name, 'GRANT USAGE ON SCHEMA app TO refresh_loader');
 	return;
 }
 

@@ -360,14 +360,15 @@ GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA $schema TO ${name}_loader
 	return;
 }
 
-# loader_owns(NODE, NAME, SCHEMA): NAME_loader owns every table of SCHEMA
-# in NAME_dst, as a developer owns the development database's tables: each
-# file may then disable its table's user triggers during the load.
+# loader_owns(NODE, NAME, SCHEMA, [DB]): NAME_loader owns every table of
+# SCHEMA in DB (default NAME_dst), as a developer owns the development
+# database's tables: each file may then disable its table's user triggers
+# during the load.
 sub loader_owns
 {
-	my ($node, $name, $schema) = @_;
+	my ($node, $name, $schema, $db) = @_;
 	$node->safe_psql(
-		"${name}_dst", qq{
+		$db // "${name}_dst", qq{
 DO \$\$ DECLARE r record; BEGIN
 	FOR r IN SELECT c.oid::regclass AS t FROM pg_catalog.pg_class c
 		WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind IN ('r', 'p')
