@@ -62,7 +62,7 @@ client:
 # only PostgreSQL's own tools): say how to reach the client.
 install-client: client
 	$(MAKE) -C client install PG_CONFIG=$(PG_CONFIG)
-	@echo "exwiw: installed $(bindir)/exwiw; to run it as \"exwiw\": sudo ln -sf $(bindir)/exwiw /usr/local/bin/exwiw (man page: MANPATH=$(mandir): man exwiw; completion: source client/exwiw.bash)"
+	@echo "exwiw: installed $(bindir)/exwiw; to run it as \"exwiw\": ln -sf $(bindir)/exwiw /usr/local/bin/exwiw (the manual: MANPATH=$(mandir) man exwiw; completion: source client/exwiw.bash)"
 
 clean-client:
 	$(MAKE) -C client clean PG_CONFIG=$(PG_CONFIG)
