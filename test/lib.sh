@@ -73,7 +73,7 @@ EXWIW_PACKAGES="postgresql-$EXWIW_PG_DEBIAN postgresql-server-dev-$EXWIW_PG_DEBI
   build-essential bc ruby ruby-bson ruby-pg libbson-dev clang libclang-rt-$EXWIW_CLANG-dev
   zlib1g-dev libzstd-dev zstd postgresql-$EXWIW_PG_DEBIAN-cron
   libpq-dev libyaml-dev time python3 $EXWIW_PGINDENT_PACKAGES
-  debhelper postgresql-server-dev-all groff-base pkg-config libipc-run-perl libio-pty-perl"
+  debhelper postgresql-server-dev-all groff-base pkg-config libipc-run-perl libio-pty-perl git"
 
 # The server to use: PG_MAJOR (default 15) until exwiw_pg_select says which
 # installation; Debian's is known without a build.

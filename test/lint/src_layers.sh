@@ -15,6 +15,16 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+# the files are git's: without git, or outside a checkout, nothing would be
+# checked
+if ! command -v git >/dev/null; then
+	echo "not ok: git is not installed (test/lib.sh's EXWIW_PACKAGES installs it)"
+	exit 1
+fi
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	echo "not ok: $root is not a git checkout: the files to check are git's"
+	exit 1
+fi
 order=(sink subset mask fake extjson dump common)
 fail=0
 rank() {
