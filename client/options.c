@@ -1102,9 +1102,9 @@ check_load_options(CliOptions *opts)
 	}
 
 	/*
-	 * --refresh deletes the tenant's rows, not the rows of other tenants that
-	 * the export brings as parents (subset_delete.c): a database that has
-	 * those keeps them
+	 * --refresh changes the tenant's rows, never the rows of other tenants
+	 * that the export brings as parents (refresh.c): a database that has
+	 * those keeps them as they are
 	 */
 	opts->on_conflict = opts->refresh ? ON_CONFLICT_SKIP : ON_CONFLICT_ERROR;
 	if (opts->on_conflict_text != NULL)
@@ -1135,7 +1135,7 @@ check_load_options(CliOptions *opts)
 	if (opts->jobs > 1 && opts->refresh)
 	{
 		pg_log_error("cannot specify both --refresh and multiple jobs");
-		pg_log_error_hint("--refresh runs the delete and insert files in one transaction, on one connection.");
+		pg_log_error_hint("--refresh runs in one transaction, on one connection.");
 		exit(1);
 	}
 }
