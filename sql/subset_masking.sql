@@ -106,6 +106,13 @@ SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) FROM exwi
 	{"name": "badges", "primary_key": "id", "columns": [{"name": "id"}, {"name": "code", "replace_with": "b{id}"}]},
 	{"name": "badge_uses", "primary_key": "id", "columns": [{"name": "id"}, {"name": "badge_code", "raw_sql": "(SELECT ''b'' || b.id FROM shop.badges b WHERE b.code = badge_uses.badge_code)", "raw_sql_trusted": true}],
 	 "belongs_tos": [{"table_name": "badges", "foreign_key": "badge_code", "references": "code"}]}]');
+-- A constant under a unique index would make the load fail on the second
+-- row: refused, naming the index (issue 37); a template that names a
+-- column is not a constant.
+SELECT * FROM exwiw_plan('badges', '{1}', '[
+	{"name": "badges", "primary_key": "id", "columns": [{"name": "id"}, {"name": "code", "replace_with": "gold"}]}]');
+SELECT count(*) FROM exwiw_plan('badges', '{1}', '[
+	{"name": "badges", "primary_key": "id", "columns": [{"name": "id"}, {"name": "code", "replace_with": "b{id}"}]}]');
 -- A masked primary key is refused unless its referencing columns are masked.
 SELECT * FROM exwiw_plan('shops', '{1}', (
 	SELECT jsonb_agg(CASE WHEN t ->> 'name' = 'shops' THEN t || '{"columns": [{"name": "id", "raw_sql": "id + 1000"}, {"name": "name"}]}' ELSE t END)

@@ -9,6 +9,7 @@
  */
 #include "subset/subset_config.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "catalog/namespace.h"
@@ -22,6 +23,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 /* Allowed keys, sorted for the hint. */
@@ -390,6 +392,65 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 	}
 }
 
+/*
+ * unique_index_with
+ *		The name of a unique index (a primary key's included) of relation
+ *		relid that holds column attnum, or NULL.
+ */
+static char *
+unique_index_with(Oid relid, AttrNumber attnum)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	char	   *name = NULL;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
+		int			i;
+
+		if (ir->rd_index->indisunique)
+			for (i = 0; i < ir->rd_index->indnkeyatts && name == NULL; i++)
+				if (ir->rd_index->indkey.values[i] == attnum)
+					name = pstrdup(RelationGetRelationName(ir));
+		index_close(ir, AccessShareLock);
+		if (name != NULL)
+			break;
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return name;
+}
+
+/*
+ * check_constant_unique
+ *		A replace_with template that names no column writes one value in
+ *		every row: under a unique index (or a primary key) the development
+ *		database rejects the second row, so the config is refused, naming
+ *		the index.
+ */
+static void
+check_constant_unique(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
+					  const char *keypath)
+{
+	ListCell   *lc;
+	char	   *index;
+
+	foreach(lc, subset_template_parse(c->replace_with))
+		if (((SubsetTemplatePart *) lfirst(lc))->is_ref)
+			return;
+	if ((index = unique_index_with(t->relid, c->attnum)) == NULL)
+		return;
+	p->ectx.key = keypath;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("key \"%s\" of table \"%s\" writes one value in every row of column \"%s\", which unique index \"%s\" holds",
+					keypath, t->name, c->name, index),
+			 errdetail("The development database would reject the second row of the file."),
+			 errhint("Make the value unique per row, for example \"user{id}@example.com\", or use a pseudonym or \"raw_sql\": \"NULL\".")));
+}
+
 /* The types replace_with_fake_data knows (fake_data.c). */
 static const char *const fake_types[] = {
 	"name", "human_name", "first_name", "last_name", "human_name_kana",
@@ -622,6 +683,7 @@ cfg_parse_columns(ConfigParse *p, SubsetTable *t, JsonbValue *v)
 		{
 			snprintf(p->keybuf, sizeof(p->keybuf), "columns[%d].replace_with", c->cfgpos);
 			check_template(p, t, c, pstrdup(p->keybuf));
+			check_constant_unique(p, t, c, pstrdup(p->keybuf));
 		}
 		else if (c->fake_type)
 			check_fake_seed(p, t, c);
