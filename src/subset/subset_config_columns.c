@@ -439,7 +439,7 @@ check_constant_unique(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 
 	foreach(lc, subset_template_parse(c->replace_with))
 		if (((SubsetTemplatePart *) lfirst(lc))->is_ref)
-			return;
+		return;
 	if ((index = unique_index_with(t->relid, c->attnum)) == NULL)
 		return;
 	p->ectx.key = keypath;
