@@ -5,7 +5,8 @@
 -- placeholder then) is dropped with a WARNING when a session of that role
 -- loads exwiw, and the masks refuse to run without a secret.
 SET client_min_messages = warning;
-CREATE ROLE regress_secret_role LOGIN;
+DROP ROLE IF EXISTS regress_secret_role;
+CREATE ROLE regress_secret_role LOGIN PASSWORD 'regress_secret_role_pw';
 SELECT exwiw_mask_partial('loads the library');
 ALTER DATABASE :"DBNAME" SET exwiw.mask_secret = 'db secret 0123456789abcdef';
 ALTER ROLE CURRENT_USER SET exwiw.mask_secret = 'role secret 0123456789abcdef';
@@ -28,7 +29,8 @@ RESET exwiw.mask_secret;
 SELECT current_user AS regress_su \gset
 \c
 ALTER ROLE regress_secret_role SET exwiw.mask_secret = 'placeholder secret 0123456789abcdef';
-\c - regress_secret_role
+-- (a password: an autopkgtest cluster authenticates by password)
+\c -reuse-previous=on "user=regress_secret_role password=regress_secret_role_pw"
 SET client_min_messages = error;
 SELECT exwiw_mask_pseudonym('x', 'name');
 \c - :regress_su
