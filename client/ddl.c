@@ -993,7 +993,8 @@ ddl_postprocess(const char *dump, const char *const *left_out,
 	strip = pg_malloc0(sizeof(char *) * (lengthof(platform_extensions) + nleft));
 	for (i = 0; platform_extensions[i]; i++)
 		strip[i] = platform_extensions[i];
-	memcpy(strip + i, left_out, sizeof(char *) * nleft);
+	if (nleft > 0)
+		memcpy(strip + i, left_out, sizeof(char *) * nleft);
 
 	if (stripped_extensions)
 	{

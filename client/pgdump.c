@@ -83,12 +83,12 @@ static const char *const left_out_query =
 "  SELECT r.refobjid FROM needed n JOIN pg_catalog.pg_depend r ON r.objid OPERATOR(pg_catalog.=) n.ext"
 "  AND r.classid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass)"
 "  AND r.refclassid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_extension' AS pg_catalog.regclass))"
-" SELECT e.extname, ARRAY(SELECT s.nspname FROM member m JOIN pg_catalog.pg_namespace s"
-"   ON m.classid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_namespace' AS pg_catalog.regclass)"
-"   AND s.oid OPERATOR(pg_catalog.=) m.objid WHERE m.ext OPERATOR(pg_catalog.=) e.oid ORDER BY 1)"
-" FROM pg_catalog.pg_extension e"
+" SELECT e.extname, s.nspname FROM pg_catalog.pg_extension e"
+" LEFT JOIN member m ON m.ext OPERATOR(pg_catalog.=) e.oid"
+"  AND m.classid OPERATOR(pg_catalog.=) CAST('pg_catalog.pg_namespace' AS pg_catalog.regclass)"
+" LEFT JOIN pg_catalog.pg_namespace s ON s.oid OPERATOR(pg_catalog.=) m.objid"
 " WHERE e.extname OPERATOR(pg_catalog.<>) 'plpgsql' AND e.oid NOT IN (SELECT ext FROM needed)"
-" ORDER BY 1";
+" ORDER BY 1, 2";
 
 /*
  * quoted_pattern
@@ -180,12 +180,10 @@ pgdump_start(PGconn *conn, const char *dir, const char *snapshot,
 	int			i,
 				k;
 
+	/* a row per left-out extension and schema of it (NULL: none) */
 	res = exec_checked(conn, left_out_query, "finding the extensions the schema needs");
 	left_out = pg_malloc0(sizeof(char *) * (PQntuples(res) + 1));
-	for (i = 0; i < PQntuples(res); i++)
-		left_out[i] = pg_strdup(PQgetvalue(res, i, 0));
-
-	args = pg_malloc0(sizeof(char *) * (16 + nexclude + PQntuples(res) * 8));
+	args = pg_malloc0(sizeof(char *) * (16 + nexclude + PQntuples(res)));
 	args[n++] = bin;
 	args[n++] = "--schema-only";
 	args[n++] = "--no-owner";
@@ -195,17 +193,12 @@ pgdump_start(PGconn *conn, const char *dir, const char *snapshot,
 	args[n++] = "--exclude-schema=google_vacuum_mgmt";
 	for (i = 0; i < nexclude; i++)
 		args[n++] = psprintf("--exclude-schema=%s", exclude_schemas[i]);
-	for (i = 0; i < PQntuples(res); i++)
+	for (i = 0, k = 0; i < PQntuples(res); i++)
 	{
-		/* the schemas of a left-out extension: {a,"b c"} */
-		PGresult   *els;
-		const char *values[1] = {PQgetvalue(res, i, 1)};
-
-		els = exec_params_checked(conn, "SELECT pg_catalog.unnest(CAST($1 AS pg_catalog.text[]))",
-								  1, values, "finding the extensions the schema needs");
-		for (k = 0; k < PQntuples(els) && k < 8; k++)
-			args[n++] = psprintf("--exclude-schema=%s", quoted_pattern(PQgetvalue(els, k, 0)));
-		PQclear(els);
+		if (k == 0 || strcmp(left_out[k - 1], PQgetvalue(res, i, 0)) != 0)
+			left_out[k++] = pg_strdup(PQgetvalue(res, i, 0));
+		if (!PQgetisnull(res, i, 1))
+			args[n++] = psprintf("--exclude-schema=%s", quoted_pattern(PQgetvalue(res, i, 1)));
 	}
 	PQclear(res);
 	if (snapshot)

@@ -71,6 +71,8 @@ struct Refresh
 	bool		strict;			/* --on-conflict=error: another's row fails */
 	RefreshRel *stage_rel;		/* the rel whose statement is staged */
 	bool		stage_keyed;	/* the stage holds the primary key */
+	char	   *stage_all;		/* stage_columns */
+	char	   *stage_set;
 	long		inserted;
 	long		updated;
 	long		deleted;
@@ -207,22 +209,21 @@ find_rel(Refresh *r, PGconn *conn, const char *name, PGresult **fail, char **msg
 		if (strcmp(r->rels[i].name, name) == 0)
 			return &r->rels[i];
 
+	/* one row per primary key column, or one with no column */
 	res = run_query(conn,
 					"SELECT c.oid, CAST(c.oid AS pg_catalog.regclass)::pg_catalog.text,"
-					" ARRAY(SELECT pg_catalog.quote_ident(a.attname)"
-					"   FROM pg_catalog.pg_index i"
-					"   JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
-					"    AND a.attnum OPERATOR(pg_catalog.=) ANY (i.indkey)"
-					"   WHERE i.indrelid OPERATOR(pg_catalog.=) c.oid AND i.indisprimary"
-					"   ORDER BY pg_catalog.array_position(CAST(i.indkey AS pg_catalog.int2[]), a.attnum))"
-					", c.relkind OPERATOR(pg_catalog.=) 'r'"
+					" c.relkind OPERATOR(pg_catalog.=) 'r', pg_catalog.quote_ident(a.attname)"
 					" FROM pg_catalog.pg_class c"
+					" LEFT JOIN pg_catalog.pg_index i ON i.indrelid OPERATOR(pg_catalog.=) c.oid AND i.indisprimary"
+					" LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.oid"
+					"  AND a.attnum OPERATOR(pg_catalog.=) ANY (i.indkey)"
 					" WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($1)"
-					" AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}')",
+					" AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}')"
+					" ORDER BY pg_catalog.array_position(CAST(i.indkey AS pg_catalog.int2[]), a.attnum)",
 					1, values, fail);
 	if (res == NULL)
 		return NULL;
-	if (PQntuples(res) != 1)
+	if (PQntuples(res) == 0)
 	{
 		PQclear(res);
 		*msg = psprintf("--refresh: table %s does not exist", name);
@@ -235,27 +236,11 @@ find_rel(Refresh *r, PGconn *conn, const char *name, PGresult **fail, char **msg
 	rel->name = pg_strdup(name);
 	rel->oid = (Oid) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
 	rel->regclass = pg_strdup(PQgetvalue(res, 0, 1));
-	rel->only = strcmp(PQgetvalue(res, 0, 3), "t") == 0 ? "ONLY " : "";
-	{
-		/* the array's text, {a,"b c"}: the elements are quoted identifiers */
-		const char *arr = PQgetvalue(res, 0, 2);
-		PGresult   *els;
-		const char *v[1] = {arr};
-
-		els = run_query(conn, "SELECT pg_catalog.unnest(CAST($1 AS pg_catalog.text[]))",
-						1, v, fail);
-		if (els == NULL)
-		{
-			PQclear(res);
-			r->nrels--;
-			return NULL;
-		}
-		rel->npk = PQntuples(els);
-		rel->pk = pg_malloc0(sizeof(char *) * (rel->npk + 1));
-		for (i = 0; i < rel->npk; i++)
-			rel->pk[i] = pg_strdup(PQgetvalue(els, i, 0));
-		PQclear(els);
-	}
+	rel->only = strcmp(PQgetvalue(res, 0, 2), "t") == 0 ? "ONLY " : "";
+	rel->pk = pg_malloc0(sizeof(char *) * (PQntuples(res) + 1));
+	for (i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 3))
+			rel->pk[rel->npk++] = pg_strdup(PQgetvalue(res, i, 3));
 	PQclear(res);
 	if (rel->npk > 0)
 	{
@@ -314,6 +299,60 @@ refresh_own_rows(Refresh *r, PGconn *conn, const char *stmt,
 }
 
 /*
+ * stage_columns
+ *		The columns of pg_temp.exwiw_stage, the stage of rel: r->stage_all,
+ *		quoted, as "a, b, c"; r->stage_set, "a = s.a, ..." for those an
+ *		UPDATE of the table may set (not the key, not a GENERATED ALWAYS
+ *		identity, not a generated column; NULL when none is left); and
+ *		r->stage_keyed, whether every column of rel's primary key is there.
+ */
+static bool
+stage_columns(Refresh *r, RefreshRel *rel, PGconn *conn, PGresult **fail)
+{
+	char		oid[16];
+	const char *values[1] = {oid};
+	PGresult   *res;
+	StringInfoData a,
+				u;
+	int			npk = 0;
+	int			i;
+
+	snprintf(oid, sizeof(oid), "%u", rel->oid);
+	res = run_query(conn,
+					"SELECT pg_catalog.quote_ident(s.attname), COALESCE(k.pk, false),"
+					" COALESCE(t.attidentity OPERATOR(pg_catalog.=) 'a' OR t.attgenerated OPERATOR(pg_catalog.<>) '', false)"
+					" FROM pg_catalog.pg_attribute s"
+					" LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) CAST($1 AS pg_catalog.oid)"
+					"  AND t.attname OPERATOR(pg_catalog.=) s.attname AND NOT t.attisdropped"
+					" LEFT JOIN LATERAL (SELECT true AS pk FROM pg_catalog.pg_index i"
+					"  WHERE i.indrelid OPERATOR(pg_catalog.=) t.attrelid AND i.indisprimary"
+					"  AND t.attnum OPERATOR(pg_catalog.=) ANY (i.indkey)) k ON true"
+					" WHERE s.attrelid OPERATOR(pg_catalog.=) CAST('pg_temp.exwiw_stage' AS pg_catalog.regclass)"
+					" AND s.attnum OPERATOR(pg_catalog.>) 0 AND NOT s.attisdropped ORDER BY s.attnum",
+					1, values, fail);
+	if (res == NULL)
+		return false;
+	initStringInfo(&a);
+	initStringInfo(&u);
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		const char *c = PQgetvalue(res, i, 0);
+		bool		pk = strcmp(PQgetvalue(res, i, 1), "t") == 0;
+
+		appendStringInfo(&a, "%s%s", i > 0 ? ", " : "", c);
+		if (pk)
+			npk++;
+		else if (strcmp(PQgetvalue(res, i, 2), "f") == 0)
+			appendStringInfo(&u, "%s%s = s.%s", u.len > 0 ? ", " : "", c, c);
+	}
+	PQclear(res);
+	r->stage_all = a.data;
+	r->stage_set = u.len > 0 ? u.data : NULL;
+	r->stage_keyed = (rel->npk > 0 && npk == rel->npk);
+	return true;
+}
+
+/*
  * refresh_stage
  *		An INSERT or COPY ... FROM stdin of an insert file (step 2): create
  *		pg_temp.exwiw_stage with the statement's columns of its table, and
@@ -330,7 +369,6 @@ refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,
 	char	   *table;
 	char	   *columns;
 	RefreshRel *rel;
-	PGresult   *res;
 	bool		ok;
 	bool		is_copy = st->is_copy_from_stdin;
 
@@ -354,84 +392,16 @@ refresh_stage(Refresh *r, PGconn *conn, const SqlStatement *st,
 
 	/* does the stage hold the key?  then a fix-up's ON CONFLICT needs it */
 	r->stage_rel = rel;
-	r->stage_keyed = false;
-	if (rel->npk > 0)
-	{
-		char		oid[16];
-		const char *values[1] = {oid};
-
-		snprintf(oid, sizeof(oid), "%u", rel->oid);
-		res = run_query(conn,
-						"SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a"
-						" JOIN pg_catalog.pg_index i ON i.indrelid OPERATOR(pg_catalog.=) CAST($1 AS pg_catalog.oid)"
-						"  AND i.indisprimary AND a.attnum OPERATOR(pg_catalog.=) ANY (i.indkey)"
-						" JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) CAST('pg_temp.exwiw_stage' AS pg_catalog.regclass)"
-						"  AND s.attname OPERATOR(pg_catalog.=) a.attname AND NOT s.attisdropped"
-						" WHERE a.attrelid OPERATOR(pg_catalog.=) CAST($1 AS pg_catalog.oid)",
-						1, values, fail);
-		if (res == NULL)
-			return NULL;
-		r->stage_keyed = (atoi(PQgetvalue(res, 0, 0)) == rel->npk);
-		PQclear(res);
-		if (r->stage_keyed && st->has_on_conflict)
-		{
-			ok = run_free(conn, psprintf("CREATE UNIQUE INDEX ON pg_temp.exwiw_stage (%s)", rel->pk_list), fail) >= 0;
-			if (!ok)
-				return NULL;
-		}
-	}
+	if (!stage_columns(r, rel, conn, fail))
+		return NULL;
+	if (r->stage_keyed && st->has_on_conflict &&
+		run_free(conn, psprintf("CREATE UNIQUE INDEX ON pg_temp.exwiw_stage (%s)", rel->pk_list), fail) < 0)
+		return NULL;
 
 	if (is_copy)
 		return pg_strdup("COPY pg_temp.exwiw_stage FROM stdin");
 	/* the INSERT with the stage in its table's place */
 	return psprintf("%.*spg_temp.exwiw_stage%s", (int) (tstart - st->text), st->text, tend);
-}
-
-/*
- * stage_columns
- *		The stage's columns, quoted, as "a, b, c" (*all), and as "a =
- *		s.a, ..." for those an UPDATE of the table may set (*set: not the
- *		key, not a GENERATED ALWAYS identity, not a generated column; NULL
- *		when none is left).
- */
-static bool
-stage_columns(RefreshRel *rel, PGconn *conn, char **all, char **set, PGresult **fail)
-{
-	char		oid[16];
-	const char *values[1] = {oid};
-	PGresult   *res;
-	StringInfoData a,
-				u;
-	int			i;
-
-	snprintf(oid, sizeof(oid), "%u", rel->oid);
-	res = run_query(conn,
-					"SELECT pg_catalog.quote_ident(s.attname),"
-					" COALESCE(t.attidentity OPERATOR(pg_catalog.=) 'a' OR t.attgenerated OPERATOR(pg_catalog.<>) ''"
-					"  OR EXISTS (SELECT FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) t.attrelid"
-					"   AND i.indisprimary AND t.attnum OPERATOR(pg_catalog.=) ANY (i.indkey)), false)"
-					" FROM pg_catalog.pg_attribute s"
-					" LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) CAST($1 AS pg_catalog.oid)"
-					"  AND t.attname OPERATOR(pg_catalog.=) s.attname AND NOT t.attisdropped"
-					" WHERE s.attrelid OPERATOR(pg_catalog.=) CAST('pg_temp.exwiw_stage' AS pg_catalog.regclass)"
-					" AND s.attnum OPERATOR(pg_catalog.>) 0 AND NOT s.attisdropped ORDER BY s.attnum",
-					1, values, fail);
-	if (res == NULL)
-		return false;
-	initStringInfo(&a);
-	initStringInfo(&u);
-	for (i = 0; i < PQntuples(res); i++)
-	{
-		const char *c = PQgetvalue(res, i, 0);
-
-		appendStringInfo(&a, "%s%s", i > 0 ? ", " : "", c);
-		if (strcmp(PQgetvalue(res, i, 1), "f") == 0)
-			appendStringInfo(&u, "%s%s = s.%s", u.len > 0 ? ", " : "", c, c);
-	}
-	PQclear(res);
-	*all = a.data;
-	*set = u.len > 0 ? u.data : NULL;
-	return true;
 }
 
 /*
@@ -471,13 +441,11 @@ bool
 refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 {
 	RefreshRel *rel = r->stage_rel;
-	char	   *all;
-	char	   *set;
+	const char *all = r->stage_all;
+	const char *set = r->stage_set;
 	long		n;
 
 	Assert(rel != NULL);
-	if (!stage_columns(rel, conn, &all, &set, fail))
-		return false;
 	if (r->stage_keyed)
 	{
 		char	   *m = key_match(rel, "x", "s");
@@ -523,8 +491,9 @@ refresh_apply(Refresh *r, PGconn *conn, PGresult **fail)
 			return false;
 		r->inserted += n;
 	}
-	pg_free(all);
-	pg_free(set);
+	pg_free(r->stage_all);
+	pg_free(r->stage_set);
+	r->stage_all = r->stage_set = NULL;
 	r->stage_rel = NULL;
 	return run_count(conn, "DROP TABLE pg_temp.exwiw_stage", fail) >= 0;
 }
