@@ -355,6 +355,10 @@ report_result_error(const PGresult *res, const char *what)
 		pg_log_error_hint("With the exwiw client, --allow-undecided exports them unmasked.");
 	else if (hint && strstr(hint, "allow_undecided => true exports them in full") != NULL)
 		pg_log_error_hint("With the exwiw client, --allow-undecided exports them in full.");
+	else if (hint && strstr(hint, "allow_undecided => true exports them without a parent") != NULL)
+		pg_log_error_hint("With the exwiw client, --allow-undecided exports them without a parent.");
+	else if (hint && strstr(hint, "allow_undecided => true exports without these decisions") != NULL)
+		pg_log_error_hint("With the exwiw client, --allow-undecided exports without these decisions.");
 	if (hint && strstr(hint, "allow_missing_ids => true") != NULL)
 		pg_log_error_hint("With the exwiw client, --allow-missing-ids exports the rows of the others.");
 	if (connected_to_standby && state != NULL && strcmp(state, "40001") == 0)

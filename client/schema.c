@@ -29,7 +29,8 @@
  * report (also to $EXWIW_SCHEMA_CHECK_OUTPUT): added_tables,
  * added_columns, added_belongs_tos (new foreign keys), removed_tables,
  * removed_columns, changed_tables (the regenerated file would differ),
- * needs_mask_decision (columns the export would refuse), stale_tables and
+ * needs_mask_decision (columns the export would refuse), needs_table_decision
+ * (polymorphic arms whose type maps to no table), stale_tables and
  * stale_columns (removed ones the export reads).  Exit status: 0 clean,
  * 1 when the config needs work (with --fail-on=stale: only when something
  * stale), 2 when the check could not run.
@@ -51,7 +52,7 @@ static const char *const table_key_order[] = {
 };
 static const char *const belongs_to_key_order[] = {
 	"foreign_key", "table_name", "foreign_type", "type_value", "references",
-	"comment", "ignore", "ignore_type", NULL
+	"needs_table_decision", "comment", "ignore", "ignore_type", NULL
 };
 static const char *const column_key_order[] = {
 	"name", "replace_with", "raw_sql", "raw_sql_trusted", "map", "replace_with_fake_data",
@@ -174,7 +175,9 @@ find_column(const JsonValue *table, const char *name)
 /*
  * same_belongs_to
  *		Whether two belongs_tos are the same edge: same foreign_key and
- *		table_name.
+ *		table_name; for polymorphic arms, same foreign_key, foreign_type and
+ *		type_value (an arm that waited for its table, "needs_table_decision",
+ *		is the one a person then gave a table_name).
  */
 static bool
 same_belongs_to(const JsonValue *a, const JsonValue *b)
@@ -183,9 +186,19 @@ same_belongs_to(const JsonValue *a, const JsonValue *b)
 	JsonValue  *fb = json_get(b, "foreign_key");
 	const char *ta = json_get_string(a, "table_name");
 	const char *tb = json_get_string(b, "table_name");
+	const char *va = json_get_string(a, "type_value");
+	const char *vb = json_get_string(b, "type_value");
 
 	if (fa == NULL || fb == NULL || !json_equal(fa, fb))
 		return false;
+	if (va != NULL && vb != NULL)
+	{
+		const char *ya = json_get_string(a, "foreign_type");
+		const char *yb = json_get_string(b, "foreign_type");
+
+		return strcmp(va, vb) == 0 && ya != NULL && yb != NULL &&
+			strcmp(ya, yb) == 0;
+	}
 	if ((ta == NULL) != (tb == NULL))
 		return false;
 	return ta == NULL || strcmp(ta, tb) == 0;
@@ -227,7 +240,8 @@ value_names(const JsonValue *v, const char *name)
 
 /*
  * is_key_column
- *		A primary key or foreign key column of the table config.
+ *		A primary key or foreign key column of the table config, or the
+ *		type column of a polymorphic one (it holds class names).
  */
 static bool
 is_key_column(const JsonValue *table, const char *name)
@@ -238,7 +252,8 @@ is_key_column(const JsonValue *table, const char *name)
 	if (value_names(json_get(table, "primary_key"), name))
 		return true;
 	for (i = 0; bts && bts->kind == JV_ARRAY && i < bts->n; i++)
-		if (value_names(json_get(bts->items[i], "foreign_key"), name))
+		if (value_names(json_get(bts->items[i], "foreign_key"), name) ||
+			value_names(json_get(bts->items[i], "foreign_type"), name))
 			return true;
 	return false;
 }
@@ -579,6 +594,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 				removed_columns = {0},
 				changed = {0},
 				undecided = {0},
+				untyped = {0},
 				stale_tables = {0},
 				stale_columns = {0};
 	SchemaTable *regen;
@@ -631,7 +647,8 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 						appendStringInfo(&s, "%s%s", k ? ", " : "", fk->items[k]->str ? fk->items[k]->str : "?");
 					appendStringInfoChar(&s, ')');
 				}
-				appendStringInfo(&s, " -> %s", json_get_string(bts->items[i], "table_name"));
+				appendStringInfo(&s, " -> %s", json_get_string(bts->items[i], "table_name") ?
+								 json_get_string(bts->items[i], "table_name") : "(no table yet)");
 				list_add(&added_bts, s.data);
 			}
 		}
@@ -642,6 +659,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 		JsonValue  *tcfg = cfg->tables[i].config;
 		JsonValue  *cat = NULL;
 		JsonValue  *cols = json_get(tcfg, "columns");
+		JsonValue  *bts = json_get(tcfg, "belongs_tos");
 		bool		ignored = json_truthy(json_get(tcfg, "ignore"));
 
 		if (name == NULL)
@@ -671,6 +689,17 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 			else if (!ignored && !column_decided(cols->items[j]))
 				list_add(&undecided, psprintf("%s.%s", name, c));
 		}
+		for (j = 0; !ignored && bts && bts->kind == JV_ARRAY && j < bts->n; j++)
+		{
+			JsonValue  *b = bts->items[j];
+
+			if (json_truthy(json_get(b, "needs_table_decision")) &&
+				json_get_string(b, "table_name") == NULL &&
+				!json_truthy(json_get(b, "ignore")))
+				list_add(&untyped, psprintf("%s.%s = '%s'", name,
+											json_get_string(b, "foreign_type") ? json_get_string(b, "foreign_type") : "?",
+											json_get_string(b, "type_value") ? json_get_string(b, "type_value") : "?"));
+		}
 		for (j = 0; j < nregen; j++)
 		{
 			const char *rn = json_get_string(regen[j].config, "name");
@@ -687,6 +716,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 	json_set(report, "removed_columns", list_json(&removed_columns));
 	json_set(report, "changed_tables", list_json(&changed));
 	json_set(report, "needs_mask_decision", list_json(&undecided));
+	json_set(report, "needs_table_decision", list_json(&untyped));
 	json_set(report, "stale_tables", list_json(&stale_tables));
 	json_set(report, "stale_columns", list_json(&stale_columns));
 	text = pretty_text(report);
@@ -697,7 +727,8 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 		write_file_durably(outpath, text, strlen(text));
 
 	clean = added_tables.n + added_columns.n + added_bts.n + removed_tables.n +
-		removed_columns.n + changed.n + undecided.n + stale_tables.n + stale_columns.n == 0;
+		removed_columns.n + changed.n + undecided.n + untyped.n + stale_tables.n +
+		stale_columns.n == 0;
 	if (clean)
 		return 0;
 	if (stale_tables.n + stale_columns.n == 0)
@@ -707,7 +738,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 			fprintf(stderr, "exwiw: the schema config has drifted, but nothing the extraction reads is stale (--fail-on=stale); run `exwiw schema generate --from-db` at your leisure.\n");
 			return 0;
 		}
-		fprintf(stderr, "exwiw: the schema config is out of date or has undecided masking; run `exwiw schema generate --from-db` (then `exwiw schema tidy --from-db`) and resolve every `needs_mask_decision` column.\n");
+		fprintf(stderr, "exwiw: the schema config is out of date or has undecided masking; run `exwiw schema generate --from-db` (then `exwiw schema tidy --from-db`) and resolve every `needs_mask_decision` column and `needs_table_decision` arm.\n");
 		return 1;
 	}
 	else
@@ -725,8 +756,8 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 		if (all.n > 10)
 			appendStringInfo(&s, " and %d more (see the report)", all.n - 10);
 		fprintf(stderr, "exwiw: the config still references %s \xE2\x80\x94 gone from the database, so an extraction SELECT would fail on them; run `exwiw schema generate --from-db` (then `exwiw schema tidy --from-db`) to drop them.\n", s.data);
-		if (!stale_only && undecided.n > 0)
-			fprintf(stderr, "exwiw: the report also lists `needs_mask_decision` columns; resolve those too.\n");
+		if (!stale_only && undecided.n + untyped.n > 0)
+			fprintf(stderr, "exwiw: the report also lists undecided columns or arms; resolve those too.\n");
 		return 1;
 	}
 }

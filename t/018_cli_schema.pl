@@ -13,6 +13,12 @@
 #   added_belongs_tos;
 # - a dropped column and a dropped table: removed_*, stale_* and exit 1
 #   even with --fail-on=stale; tidy removes them (and the table's file);
+# - a polymorphic type value that maps to no table (a model with its own
+#   self.table_name): generate writes the arm "needs_table_decision", check
+#   lists it and exits 1, the export refuses it together with the table
+#   that may hold its rows, in one message; once the arm names the table,
+#   generate keeps it, check is clean and the export writes that tenant's
+#   rows of the table only;
 # - --schema-dir FILE.json: the one-file form.
 use strict;
 use warnings FATAL => 'all';
@@ -150,6 +156,7 @@ my $empty = '{
   "removed_columns": [],
   "changed_tables": [],
   "needs_mask_decision": [],
+  "needs_table_decision": [],
   "stale_tables": [],
   "stale_columns": []
 }';
@@ -288,6 +295,55 @@ $out = run_ok([ 'exwiw', 'schema', 'tidy', '--from-db', "--schema-dir=$sd" ], 's
 is( trimmed($out),
 	'exwiw: schema config is already tidy; nothing to remove.',
 	'tidy again: nothing to remove');
+
+# a polymorphic type whose table Rails' naming does not give
+$node->safe_psql(
+	'cli_schema', q{
+CREATE TABLE shop.channel_api (id bigint PRIMARY KEY, hmac_token text);
+CREATE TABLE shop.inboxes (id bigint PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shop.shops,
+                           channel_type text, channel_id bigint);
+INSERT INTO shop.channel_api VALUES (1, 'hmac-of-shop-1'), (2, 'hmac-of-shop-2');
+INSERT INTO shop.inboxes VALUES (10, 1, 'Channel::Api', 1), (20, 2, 'Channel::Api', 2);
+});
+run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$sd" ],
+	'schema generate with an unmapped polymorphic type');
+like(
+	grep_after(slurp("$sd/inboxes.json"), qr/"type_value": "Channel::Api"/, 1),
+	qr/"needs_table_decision": true/,
+	'generate: the arm of the unmapped type waits for a table');
+like(slurp("$sd/channel_api.json"), qr/"needs_scope_decision": true/,
+	'generate: the table with the class\'s name waits for a decision, not "export": "all"');
+($rc, $stdout, $stderr) = check();
+is($rc, 1, 'check with an arm waiting for its table: exit 1') or diag($stderr);
+like(
+	grep_after($stdout, qr/"needs_table_decision": \[/, 2),
+	qr/"inboxes\.channel_type = 'Channel::Api'"/,
+	'check lists the arm') or diag($stdout);
+($rc, $stdout, $stderr) = run_cmd([ @export, '-o', "$work/dump-untyped" ]);
+isnt($rc, 0, 'the export refuses the unmapped type');
+like(
+	$stderr,
+	qr/the config needs \d+ decisions.*Tables that need a scope decision: channel_api\..*Polymorphic types that map to no table: inboxes\.channel_type = 'Channel::Api'/s,
+	'the export names the table and the arm in one refusal') or diag($stderr);
+ok(!-e "$work/dump-untyped", 'the refused export writes nothing');
+edit_file("$sd/inboxes.json",
+	sub { s/"needs_table_decision": true/"table_name": "channel_api"/; });
+edit_file("$sd/channel_api.json",
+	sub { s/"needs_mask_decision": true/"needs_mask_decision": false/g; });
+run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$sd" ],
+	'schema generate after the arm was decided');
+my $inboxes = slurp("$sd/inboxes.json");
+is(scalar(() = $inboxes =~ /"type_value": "Channel::Api"/g),
+	1, 'generate keeps the decided arm, once') or diag($inboxes);
+like(grep_after($inboxes, qr/"table_name": "channel_api"/, 2),
+	qr/"type_value": "Channel::Api"/, 'generate keeps the arm\'s table') or diag($inboxes);
+($rc, $stdout, $stderr) = check();
+is($rc, 0, 'check once the arm is decided: clean') or diag("$stdout$stderr");
+run_ok([ @export, '-o', "$work/dump-typed" ], 'the export once the arm is decided');
+my ($chan) = grep { /-channel_api\.sql\z/ } dir_entries("$work/dump-typed");
+my $chan_sql = defined $chan ? slurp("$work/dump-typed/$chan") : '';
+like($chan_sql, qr/\('1', 'masked-1'\)/, 'the tenant\'s channel row goes out, masked');
+unlike($chan_sql, qr/'2'|hmac-of/, 'no other tenant\'s channel row, no original token');
 
 # the one-file form
 run_ok([ 'exwiw', 'schema', 'generate', '--from-db', "--schema-dir=$work/one.json" ],

@@ -170,6 +170,8 @@ typedef struct SubsetTable
 	bool		ignore;
 	bool		export_all;		/* "export": "all": may go out in full */
 	bool		needs_scope_decision;	/* safe mode: undecided */
+	List	   *undecided_arms; /* polymorphic arms that wait for a table
+								 * (needs_table_decision): "col = 'Type'" */
 	bool		no_cascade;		/* the planner found its cascade in a cycle */
 	int			ncols;
 	SubsetColumn *cols;			/* the exported columns, config order */
@@ -360,7 +362,8 @@ extern List *subset_template_parse(const char *tpl);
 extern void subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
 									  SubsetColumn *c, JsonbValue *cv, int pos);
 extern void subset_config_check_masks(SubsetConfig *cfg);
-extern void subset_config_check_decided(SubsetConfig *cfg);
+extern int	subset_config_undecided_columns(SubsetConfig *cfg, StringInfo list);
+extern int	subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list);
 
 /* subset_catalog.c: a foreign key as declared, ends mapped to roots */
 typedef struct SubsetCatalogFk
@@ -374,6 +377,8 @@ typedef struct SubsetCatalogFk
 	const char *inferred;		/* not declared: why it is inferred, or NULL */
 	char	   *type_col;		/* inferred polymorphic arm: type column */
 	char	   *type_value;		/* ... and the value naming the parent */
+	const char *unmapped;		/* parent InvalidOid: why the type value maps
+								 * to no table (a decision for a person) */
 } SubsetCatalogFk;
 
 /* One table of a generated config. */
@@ -381,6 +386,8 @@ typedef struct SubsetCatTable
 {
 	Oid			relid;
 	char	   *name;
+	const char *maybe_type;		/* a polymorphic type value that maps to no
+								 * table and may be stored here, or NULL */
 } SubsetCatTable;
 
 extern Oid	subset_root_relid(Oid relid);
@@ -445,7 +452,7 @@ extern char *subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias
 extern void subset_plan_name_files(SubsetPlan *plan, const char *ext);
 extern void subset_plan_keep_files(SubsetPlan *plan, const int32 *files,
 								   int n);
-extern void subset_plan_check_decided(SubsetPlan *plan);
+extern void subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided);
 
 /* subset_request.c */
 extern void subset_request_init(SubsetRequest *req, const char *funcname,

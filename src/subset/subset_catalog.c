@@ -360,6 +360,26 @@ append_belongs_to(StringInfo buf, SubsetCatalogFk *fk, const char *parent_name)
 }
 
 /*
+ * append_unmapped_arm
+ *		A polymorphic arm whose type value maps to no table: no table_name,
+ *		"needs_table_decision": true and the reason (subset_infer.c).
+ */
+static void
+append_unmapped_arm(StringInfo buf, SubsetCatalogFk *fk)
+{
+	Assert(fk->unmapped != NULL && fk->type_col != NULL);
+	appendStringInfoString(buf, "{\"foreign_key\": ");
+	append_json_string(buf, fk->fk[0]);
+	appendStringInfoString(buf, ", \"foreign_type\": ");
+	append_json_string(buf, fk->type_col);
+	appendStringInfoString(buf, ", \"type_value\": ");
+	append_json_string(buf, fk->type_value);
+	appendStringInfoString(buf, ", \"needs_table_decision\": true, \"inferred\": true, \"comment\": ");
+	append_json_string(buf, psprintf("inferred: %s", fk->unmapped));
+	appendStringInfoChar(buf, '}');
+}
+
+/*
  * column_is_unique
  *		Is column attnum of rel the only column of a unique index?  Then a
  *		constant mask would make its rows collide.
@@ -639,11 +659,14 @@ rails_type(Relation rel)
  *		other than those of its own belongs_tos (a self-reference) looks like
  *		the key of another table (a primary key "project_id" of a one-to-one
  *		table too), naming it;
- *		else "export": "all", with the reason.  Rails's own tables get the
+ *		else "export": "all", with the reason.  A table that may hold the
+ *		rows of a polymorphic type that maps to no table (maybe_type) gets
+ *		the decision too, naming the type.  Rails's own tables get the
  *		Ruby client's types.
  */
 static void
-append_scope_decision(StringInfo buf, Relation rel, bool tied, List *fkcols)
+append_scope_decision(StringInfo buf, Relation rel, bool tied, List *fkcols,
+					  const char *maybe_type)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData cols;
@@ -665,7 +688,13 @@ append_scope_decision(StringInfo buf, Relation rel, bool tied, List *fkcols)
 			continue;
 		appendStringInfo(&cols, "%s%s", n++ ? ", " : "", NameStr(att->attname));
 	}
-	if (n > 0)
+	if (maybe_type != NULL)
+	{
+		appendStringInfoString(buf, ", \"needs_scope_decision\": true, \"export_reason\": ");
+		append_json_string(buf, psprintf("no belongs_to ties it to another table, but it may hold the rows of the polymorphic type %s, which maps to no table: name it in that arm's \"table_name\" (its rows then come as the parents of exported rows), or decide \"export\": \"all\" or \"ignore\": true",
+										 maybe_type));
+	}
+	else if (n > 0)
 	{
 		appendStringInfoString(buf, ", \"needs_scope_decision\": true, \"export_reason\": ");
 		append_json_string(buf, psprintf("no belongs_to ties it to another table, but %s looks like the key of one: add a belongs_to or a scope_column, or decide \"export\": \"all\" or \"ignore\": true",
@@ -728,14 +757,19 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 
 		if (fk->child != t->relid)
 			continue;
-		tied |= (fk->parent != t->relid);
-		for (j = 0; j < nall && all[j].relid != fk->parent; j++)
-			;
-		Assert(j < nall);
 		if (!first)
 			appendStringInfoString(buf, ", ");
 		first = false;
-		append_belongs_to(buf, fk, all[j].name);
+		if (!OidIsValid(fk->parent))
+			append_unmapped_arm(buf, fk);
+		else
+		{
+			tied |= (fk->parent != t->relid);
+			for (j = 0; j < nall && all[j].relid != fk->parent; j++)
+				;
+			Assert(j < nall);
+			append_belongs_to(buf, fk, all[j].name);
+		}
 		for (j = 0; j < fk->n; j++)
 		{
 			keycols = lappend(keycols, fk->fk[j]);
@@ -778,7 +812,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfoChar(buf, ']');
-	append_scope_decision(buf, rel, tied, fkcols);
+	append_scope_decision(buf, rel, tied, fkcols, t->maybe_type);
 	if (generated)
 		appendStringInfo(&notes, "%sgenerated columns are left out: the load computes them",
 						 notes.len ? "; " : "");

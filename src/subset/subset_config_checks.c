@@ -149,19 +149,18 @@ subset_config_check_masks(SubsetConfig *cfg)
 }
 
 /*
- * subset_config_check_decided
- *		Safe mode: error out, naming them all, when columns still carry
- *		"needs_mask_decision": true without a mask.
+ * subset_config_undecided_columns
+ *		Safe mode: the columns that still carry "needs_mask_decision": true
+ *		without a mask, as "table.column, ..." appended to list; returns how
+ *		many.
  */
-void
-subset_config_check_decided(SubsetConfig *cfg)
+int
+subset_config_undecided_columns(SubsetConfig *cfg, StringInfo list)
 {
-	StringInfoData list;
 	int			n = 0;
 	int			i,
 				j;
 
-	initStringInfo(&list);
 	for (i = 0; i < cfg->ntables; i++)
 	{
 		SubsetTable *t = &cfg->tables[i];
@@ -174,17 +173,39 @@ subset_config_check_decided(SubsetConfig *cfg)
 
 			if (c->decision == 1 && !SubsetColumnIsMasked(c))
 			{
-				appendStringInfo(&list, "%s%s.%s", n ? ", " : "", t->name, c->name);
+				appendStringInfo(list, "%s%s.%s", n ? ", " : "", t->name, c->name);
 				n++;
 			}
 		}
 	}
-	if (n > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg_plural("%d column of the config needs a mask decision",
-							   "%d columns of the config need a mask decision",
-							   n, n),
-				 errdetail("Undecided: %s.", list.data),
-				 errhint("Give each a mask (\"replace_with\" or \"raw_sql\"), or set \"needs_mask_decision\": false to export it as it is; allow_undecided => true exports them unmasked.")));
+	return n;
+}
+
+/*
+ * subset_config_undecided_arms
+ *		Safe mode: the polymorphic arms of tables that are not ignored whose
+ *		type maps to no table yet ("needs_table_decision"), as
+ *		"table.type_col = 'Type', ..." appended to list; returns how many.
+ */
+int
+subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list)
+{
+	int			n = 0;
+	int			i;
+	ListCell   *lc;
+
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		SubsetTable *t = &cfg->tables[i];
+
+		if (t->ignore)
+			continue;
+		foreach(lc, t->undecided_arms)
+		{
+			appendStringInfo(list, "%s%s.%s", n ? ", " : "", t->name,
+							 (char *) lfirst(lc));
+			n++;
+		}
+	}
+	return n;
 }

@@ -29,7 +29,8 @@ static const char *const via_keys[] = {"column", "table", NULL};
 static const char *const reverse_keys[] = {"column", "via", NULL};
 static const char *const belongs_to_keys[] = {
 	"comment", "foreign_key", "foreign_type", "ignore", "ignore_type",
-	"inferred", "references", "table_name", "type_value", NULL
+	"inferred", "needs_table_decision", "references", "table_name",
+	"type_value", NULL
 };
 
 /*
@@ -180,6 +181,19 @@ cfg_parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv
 				continue;
 		}
 		key = psprintf("belongs_tos[%d].table_name", i);
+		if (cfg_get_bool(p, b, "needs_table_decision",
+						 psprintf("belongs_tos[%d].needs_table_decision", i)) &&
+			cfg_get_string(p, b, "table_name", key, true) == NULL)
+		{
+			/* an arm whose type maps to no table yet: a person decides */
+			char	   *ft = cfg_get_string(p, b, "foreign_type", psprintf("belongs_tos[%d].foreign_type", i), true);
+			char	   *tv2 = cfg_get_string(p, b, "type_value", psprintf("belongs_tos[%d].type_value", i), true);
+
+			t->undecided_arms = lappend(t->undecided_arms,
+										ft && tv2 ? psprintf("%s = %s", ft, quote_literal_cstr(tv2)) :
+										psprintf("belongs_tos[%d]", i));
+			continue;
+		}
 		pname = cfg_get_string(p, b, "table_name", key, false);
 		e->child = idx;
 		e->pos = i;

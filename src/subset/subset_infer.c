@@ -20,7 +20,9 @@
  *	- "<x>_type" with "<x>_id": one arm per type value the table's rows
  *	  hold (read from the data, at most 100 values), mapped to a table as
  *	  Rails maps a class name (Ci::Build -> ci_builds, else the last or the
- *	  first name of the module path);
+ *	  first name of the module path); a value that maps to no table whose
+ *	  key fits is an arm with no table, "needs_table_decision" (the export
+ *	  refuses it until someone names the table or ignores the arm);
  *	- an inheritance child: every belongs_to of its parent whose columns
  *	  it has.
  *
@@ -336,6 +338,51 @@ class_table(SubsetCatTable *tables, int n, const char *cls, int near)
 }
 
 /*
+ * unmapped_arm
+ *		The arm of type value cls of column col of table ti that maps to no
+ *		table the inference can use: pi is the table Rails' naming gives
+ *		(whose key does not fit col), or -1.  It becomes a belongs_to that
+ *		waits for a person ("needs_table_decision"), never a silent drop:
+ *		the rows of that type would lose their parent, and the table that
+ *		holds them (a model with its own self.table_name) would be exported
+ *		whole as a table nothing ties.  A table named as the class's
+ *		singular (Channel::Api -> channel_api) or its last name is offered
+ *		in the reason, and gets a scope decision itself (maybe_type).
+ */
+static SubsetCatalogFk *
+unmapped_arm(SubsetCatTable *tables, int n, int ti, const char *col,
+			 const char *cls, int pi)
+{
+	SubsetCatalogFk *fk = palloc0(sizeof(SubsetCatalogFk));
+	int			cand = -1;
+
+	fk->child = tables[ti].relid;
+	fk->parent = InvalidOid;
+	fk->n = 1;
+	fk->fk = palloc(sizeof(char *));
+	fk->fk[0] = pstrdup(col);
+	fk->inferred = "a polymorphic pair of columns (Rails), arms from the values of the type column";
+	if (pi >= 0)
+	{
+		fk->unmapped = psprintf("the type value maps to table %s by Rails' naming, but its primary key is not one column that \"%s\" can hold: name the table that holds these rows in \"table_name\" (with \"references\" when it is not the primary key), or set \"ignore\": true",
+								tables[pi].name, col);
+		return fk;
+	}
+	if ((cand = find_table(tables, n, underscore(cls), ti)) < 0 &&
+		strstr(cls, "::") != NULL)
+		cand = find_table(tables, n, underscore(strrchr(cls, ':') + 1), ti);
+	if (cand >= 0 && tables[cand].relid != tables[ti].relid)
+	{
+		tables[cand].maybe_type = cls;
+		fk->unmapped = psprintf("the type value maps to no table by Rails' naming (a model with its own self.table_name?); table %s has the class's name: name the table that holds these rows in \"table_name\", or set \"ignore\": true when no table does",
+								tables[cand].name);
+	}
+	else
+		fk->unmapped = "the type value maps to no table by Rails' naming (a model with its own self.table_name?): name the table that holds these rows in \"table_name\", or set \"ignore\": true when no table does";
+	return fk;
+}
+
+/*
  * infer_columns
  *		The Rails-convention edges of table ti: "<x>_id" columns, and
  *		"<x>_type"/"<x>_id" pairs.
@@ -377,11 +424,12 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 				SubsetCatalogFk *fk;
 
 				pi = class_table(tables, n, v, ti);
-				if (pi < 0 || (ref = single_key(tables[pi].relid, &rt)) == NULL ||
-					!same_key_type(att->atttypid, rt))
-					continue;
-				fk = new_fk(relid, tables[pi].relid, col, ref,
-							"a polymorphic pair of columns (Rails), arms from the values of the type column");
+				if (pi >= 0 && (ref = single_key(tables[pi].relid, &rt)) != NULL &&
+					same_key_type(att->atttypid, rt))
+					fk = new_fk(relid, tables[pi].relid, col, ref,
+								"a polymorphic pair of columns (Rails), arms from the values of the type column");
+				else
+					fk = unmapped_arm(tables, n, ti, col, v, pi);
 				fk->type_col = type_col;
 				fk->type_value = v;
 				out = lappend(out, fk);

@@ -927,31 +927,102 @@ collect_undecided(Planner *pl)
 
 /*
  * subset_plan_check_decided
- *		Safe mode for tables: error out, naming them all, when the plan
- *		would export a table in full that nobody decided to, or a table
- *		still needs a scope decision.
+ *		Safe mode: error out when anything waits for a person, naming every
+ *		such decision in one message so that one round of edits settles
+ *		them: columns marked "needs_mask_decision" without a mask, tables
+ *		the plan would export in full that nobody decided to (or marked
+ *		"needs_scope_decision"), and polymorphic arms whose type maps to no
+ *		table ("needs_table_decision").  With allow_undecided nothing is
+ *		refused; the arms without a table are left out with a WARNING.
  */
 void
-subset_plan_check_decided(SubsetPlan *plan)
+subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 {
-	StringInfoData list;
+	StringInfoData cols,
+				tables,
+				arms,
+				detail,
+				hint;
 	ListCell   *lc;
-	int			n = list_length(plan->undecided);
+	int			ncols,
+				ntables = list_length(plan->undecided),
+				narms,
+				kinds;
 
-	if (n == 0)
+	initStringInfo(&cols);
+	initStringInfo(&tables);
+	initStringInfo(&arms);
+	ncols = subset_config_undecided_columns(plan->cfg, &cols);
+	narms = subset_config_undecided_arms(plan->cfg, &arms);
+	if (allow_undecided)
+	{
+		if (narms > 0)
+			ereport(WARNING,
+					(errmsg("rows of %d polymorphic type%s that map%s to no table have no parent: %s",
+							narms, narms == 1 ? "" : "s", narms == 1 ? "s" : "", arms.data),
+					 errhint("Name the table in the arm's \"table_name\", or set \"ignore\": true on the arm.")));
 		return;
-	initStringInfo(&list);
+	}
+	kinds = (ncols > 0) + (ntables > 0) + (narms > 0);
+	if (kinds == 0)
+		return;
 	foreach(lc, plan->undecided)
-		appendStringInfo(&list, "%s%s", foreach_current_index(lc) ? ", " : "",
+		appendStringInfo(&tables, "%s%s", foreach_current_index(lc) ? ", " : "",
 						 (char *) lfirst(lc));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg_plural("%d table of the config needs a scope decision",
-						   "%d tables of the config need a scope decision",
-						   n, n),
-			 errdetail("Undecided: %s. No rule ties their rows to the target, so they would be exported in full.",
-					   list.data),
-			 errhint("For each, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true; allow_undecided => true exports them in full.")));
+	initStringInfo(&detail);
+	initStringInfo(&hint);
+	if (ncols > 0)
+	{
+		appendStringInfo(&detail, "Columns that need a mask decision: %s.", cols.data);
+		appendStringInfoString(&hint, "Give each column a mask (\"replace_with\" or \"raw_sql\"), or set \"needs_mask_decision\": false to export it as it is.");
+	}
+	if (ntables > 0)
+	{
+		appendStringInfo(&detail, "%sTables that need a scope decision: %s. No rule ties their rows to the target, so they would be exported in full.",
+						 detail.len ? "\n" : "", tables.data);
+		appendStringInfo(&hint, "%sFor each table, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true.",
+						 hint.len ? "\n" : "");
+	}
+	if (narms > 0)
+	{
+		appendStringInfo(&detail, "%sPolymorphic types that map to no table: %s. Their rows would be exported without their parent rows.",
+						 detail.len ? "\n" : "", arms.data);
+		appendStringInfo(&hint, "%sFor each type, name the table that holds its rows in the arm's \"table_name\", or set \"ignore\": true on the arm.",
+						 hint.len ? "\n" : "");
+	}
+	appendStringInfo(&hint, "\nallow_undecided => true exports without these decisions.");
+	if (kinds > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the config needs %d decisions", ncols + ntables + narms),
+				 errdetail_internal("%s", detail.data),
+				 errhint("%s", hint.data)));
+	else if (ncols > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg_plural("%d column of the config needs a mask decision",
+							   "%d columns of the config need a mask decision",
+							   ncols, ncols),
+				 errdetail("Undecided: %s.", cols.data),
+				 errhint("Give each a mask (\"replace_with\" or \"raw_sql\"), or set \"needs_mask_decision\": false to export it as it is; allow_undecided => true exports them unmasked.")));
+	else if (ntables > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg_plural("%d table of the config needs a scope decision",
+							   "%d tables of the config need a scope decision",
+							   ntables, ntables),
+				 errdetail("Undecided: %s. No rule ties their rows to the target, so they would be exported in full.",
+						   tables.data),
+				 errhint("For each, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true; allow_undecided => true exports them in full.")));
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg_plural("%d polymorphic type of the config maps to no table",
+							   "%d polymorphic types of the config map to no table",
+							   narms, narms),
+				 errdetail("Undecided: %s. Their rows would be exported without their parent rows.",
+						   arms.data),
+				 errhint("For each, name the table that holds its rows in the arm's \"table_name\", or set \"ignore\": true on the arm; allow_undecided => true exports them without a parent.")));
 }
 
 /*

@@ -180,8 +180,8 @@ subset_request_space(const SubsetRequest *req, const char *space)
  *		The plan of a subset call's arguments: its config (the catalog's
  *		when a->config is NULL) parsed and checked, its ids decoded, the
  *		plan built and its files named.  With export, the config's mask
- *		decisions and the plan's tables must all be decided (unless
- *		allow_undecided), and the plan keeps only a's files when it names
+ *		decisions, its polymorphic types and the plan's tables must all be
+ *		decided, one refusal naming them all (unless allow_undecided), and the plan keeps only a's files when it names
  *		some; without, as exwiw_plan and exwiw_explain read it (nothing is
  *		written, so safe mode does not apply).
  */
@@ -200,15 +200,11 @@ subset_plan_from_args(const SubsetArgs *a, bool export)
 	cfg->keep_cycle_values = jsonl;
 	subset_config_check_masks(cfg);
 	if (export)
-	{
 		cfg->allow_undecided = a->allow_undecided;
-		if (!a->allow_undecided)
-			subset_config_check_decided(cfg);
-	}
 	subset_request_init(&req, a->fn, cfg, a->target, a->ids, a->ids_by_space);
 	plan = subset_plan_build(&req);
-	if (export && !a->allow_undecided)
-		subset_plan_check_decided(plan);
+	if (export)
+		subset_plan_check_decided(plan, a->allow_undecided);
 	subset_plan_name_files(plan, jsonl ? "jsonl" : "sql");
 	if (export && a->files != NULL)
 		subset_plan_keep_files(plan, a->files, a->nfiles);
