@@ -55,14 +55,15 @@ SELECT (SELECT string_agg(file_name || chunk, '' ORDER BY n) FROM exwiw_export('
 	 = (SELECT string_agg(file_name || chunk, '' ORDER BY n) FROM exwiw_export('accounts', '{1}', :'cfg') WITH ORDINALITY AS e(file_name, chunk, n))
 	AS walk_equals_scope;
 
--- A post as the target (single-target mode): comments through the arm Post
--- only; tags through the one scoped arm of their reverse_scope; users,
--- accounts and photos only as referenced rows (photos through the
--- attachments' polymorphic belongs_to).  Attachments and blobs have no rule
--- that ties them to a post: the plan marks them UNDECIDED and the export
--- refuses them unless allow_undecided, which exports them in full with a
--- WARNING, as the Ruby client does; an index on (type, id) serves the
--- polymorphic edge.
+-- A post as the target (single-target mode): comments through the arm Post,
+-- and the arm Photo from the photos exported rows reference (none here);
+-- tags through the one scoped arm of their reverse_scope; users and
+-- accounts only as referenced rows.  Attachments follow their polymorphic
+-- arms from the rows of users and photos that come in (a cascade of the
+-- group, as a plain foreign key's children follow a referenced parent),
+-- blobs as the rows they reference: nothing goes out in full (they were
+-- UNDECIDED, every row, and brought every photo and its tag); an index on
+-- (type, id) serves the polymorphic edge.
 SELECT seq, table_name, rule FROM exwiw_plan('posts', '{1}', :'cfg_walk') WHERE seq IS NOT NULL;
 SELECT file_name, substr(chunk, strpos(chunk, E'END $exwiw$;\n') + 13) AS statements
 FROM exwiw_export('posts', '{1}', :'cfg_walk', allow_undecided => true)

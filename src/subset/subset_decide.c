@@ -39,6 +39,9 @@
  *	   (or of the one polymorphic group of arms that have); not from a
  *	   parent with only referenced rows that rows no rule ties to the
  *	   target may reference (uncascade_untied);
+ *	   a group of polymorphic arms (rules 2 and 6) then also takes its arms
+ *	   to parents with only referenced rows (add_late_arms): an arm is
+ *	   followed whatever rule brought its parent's rows;
  *	7. otherwise, in single-target mode all rows, with a WARNING; in
  *	   scope-column mode an error naming every such table, before anything
  *	   is read (the client's validate_scope!).
@@ -209,10 +212,53 @@ edge_order_cmp(const void *a, const void *b)
 }
 
 /*
+ * edge_evidence
+ *		How surely edge e says which tenant a row of its child is: 0, its
+ *		columns NOT NULL and a validated foreign key enforcing them (every
+ *		row names a parent row); 1, NOT NULL only (a value may dangle); 2,
+ *		enforced only (a row may have no value); 3, neither (an inferred,
+ *		nullable column: GitLab's loose keys).  Polymorphic arms count as
+ *		nullable: a row of another type takes nothing through them.
+ */
+static int
+edge_evidence(SubsetConfig *cfg, SubsetEdge *e)
+{
+	bool		nn = !SubsetEdgeIsPolymorphic(e) && subset_edge_not_null(cfg, e);
+	bool		enforced = subset_edge_enforced(cfg, e);
+
+	return nn ? (enforced ? 0 : 1) : (enforced ? 2 : 3);
+}
+
+/*
+ * path_order_cmp
+ *		The path of a table among its shortest ones: by child (to group
+ *		them), then the edge with the best evidence (edge_evidence: a
+ *		declared NOT NULL foreign key outranks an inferred nullable column),
+ *		then edge_order_cmp's names.  The first arm decides a row before the
+ *		others do (append_undecided_before), so this is the rule that wins
+ *		where arms disagree.
+ */
+static int
+path_order_cmp(const void *a, const void *b)
+{
+	SubsetEdge *x = &cmp_cfg->edges[*(const int *) a];
+	SubsetEdge *y = &cmp_cfg->edges[*(const int *) b];
+	int			c;
+
+	c = strcmp(cmp_cfg->tables[x->child].name, cmp_cfg->tables[y->child].name);
+	if (c == 0)
+		c = edge_evidence(cmp_cfg, x) - edge_evidence(cmp_cfg, y);
+	if (c == 0)
+		c = edge_order_cmp(a, b);
+	return c;
+}
+
+/*
  * find_paths
  *		Breadth-first from the seed sources (the target, or the scoped
- *		tables) over belongs_tos, reversed: every table's shortest path,
- *		and the sources' connected component (edges in either direction).
+ *		tables) over belongs_tos, reversed: every table's shortest path
+ *		(among equally short ones, path_order_cmp's), and the sources'
+ *		connected component (edges in either direction).
  */
 static void
 find_paths(Planner *pl)
@@ -246,7 +292,7 @@ find_paths(Planner *pl)
 				cand[n++] = i;
 		}
 		cmp_cfg = cfg;
-		qsort(cand, n, sizeof(int), edge_order_cmp);
+		qsort(cand, n, sizeof(int), path_order_cmp);
 		for (i = 0; i < n; i++)
 		{
 			SubsetEdge *e = &cfg->edges[cand[i]];
@@ -308,8 +354,24 @@ self_referencing(Planner *pl, int t)
 }
 
 /*
+ * referenced_only_arm
+ *		Can edge a of table t take the rows of t below all the rows of its
+ *		parent, a parent that has only the rows exported rows reference
+ *		(rule 6's cascade, and add_late_arms)?  Only when a is t's one edge to
+ *		that parent and t has no self-reference: else t's rows would be
+ *		chosen from a parent whose rows are chosen from t's.
+ */
+static bool
+referenced_only_arm(Planner *pl, int t, SubsetEdge *a)
+{
+	return pl->rel[a->parent].kind == SEED_NONE && pl->rel[a->parent].may &&
+		edges_between(pl, t, a->parent) == 1 && !self_referencing(pl, t);
+}
+
+/*
  * arms_of
- *		The live edges of table t whose parent's seed constrains it: the
+ *		The live edges of table t whose parent's seed constrains it, or whose
+ *		parent has only referenced rows (referenced_only_arm): the
  *		polymorphic arms with e's type column when e is polymorphic, or the
  *		non-polymorphic edges when e is NULL (cascade candidates).
  */
@@ -326,9 +388,7 @@ arms_of(Planner *pl, int t, SubsetEdge *e)
 		SubsetEdge *a = &cfg->edges[i];
 
 		if (!planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
-			!(SeedConstrains(pl->rel[a->parent].kind) ||
-			  (e == NULL && pl->rel[a->parent].kind == SEED_NONE && pl->rel[a->parent].may &&
-			   edges_between(pl, t, a->parent) == 1 && !self_referencing(pl, t))))
+			!(SeedConstrains(pl->rel[a->parent].kind) || referenced_only_arm(pl, t, a)))
 			continue;
 		if (e == NULL ? SubsetEdgeIsPolymorphic(a) :
 			!(SubsetEdgeIsPolymorphic(a) && a->type_col.attnums[0] == e->type_col.attnums[0]))
@@ -1196,6 +1256,80 @@ add_other_arms(Planner *pl)
 }
 
 /*
+ * add_late_arms
+ *		A polymorphic arm is followed from every parent whose rows are
+ *		exported, whatever rule brought them: a table whose seed is a group
+ *		of polymorphic arms (rule 2's path, or rule 6's cascade) also takes
+ *		the arms of the group whose parent has only the rows exported rows
+ *		reference (a Rails app's users, tied to the account through a join
+ *		table: the "User" rows of access_tokens beside its "AgentBot" rows).
+ *		They read all of the parent's rows (its exwiw_f set), as a cascade
+ *		does, and come right after the group's other arms.  Not from a
+ *		parent some of whose rows may be another tenant's (untied: rows a
+ *		table exported in full references), with a NOTICE; not for a table
+ *		whose cascade planning found in a cycle (no_cascade: it plans again
+ *		without them).  Assumes compute_may has run on the final kinds.
+ */
+static void
+add_late_arms(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	bool	   *untied = palloc0(sizeof(bool) * Max(pl->nt, 1));
+	int			ti;
+	ListCell   *lc;
+
+	compute_untied(pl, untied);
+	for (ti = 0; ti < pl->nt; ti++)
+	{
+		SubsetEdge *g;
+		int			pos = 0;
+
+		if (cfg->tables[ti].ignore || cfg->tables[ti].no_cascade ||
+			cfg->tables[ti].batch_table >= 0 ||
+			(pl->rel[ti].kind != SEED_PATH && pl->rel[ti].kind != SEED_CASCADE) ||
+			pl->rel[ti].seed_edges == NIL)
+			continue;
+		g = &cfg->edges[linitial_int(pl->rel[ti].seed_edges)];
+		if (!SubsetEdgeIsPolymorphic(g))
+			continue;
+		/* the group leads the arms: the late ones go right after it */
+		foreach(lc, pl->rel[ti].seed_edges)
+		{
+			SubsetEdge *a = &cfg->edges[lfirst_int(lc)];
+
+			if (!SubsetEdgeIsPolymorphic(a) || a->type_col.attnums[0] != g->type_col.attnums[0])
+				break;
+			pos++;
+		}
+		foreach(lc, pl->rel[ti].out_edges)
+		{
+			int			i = lfirst_int(lc);
+			SubsetEdge *a = &cfg->edges[i];
+
+			if (!planner_edge_live(pl, a) || SubsetEdgeIsSelf(a) ||
+				!SubsetEdgeIsPolymorphic(a) ||
+				a->type_col.attnums[0] != g->type_col.attnums[0] ||
+				list_member_int(pl->rel[ti].seed_edges, i) ||
+				!referenced_only_arm(pl, ti, a))
+				continue;
+			if (untied[a->parent])
+			{
+				ereport(NOTICE,
+						(errmsg("the rows of table \"%s\" whose %s is %s are not exported with the rows of \"%s\"",
+								cfg->tables[ti].name, a->type_col.names[0],
+								quote_literal_cstr(a->type_value), cfg->tables[a->parent].name),
+						 errdetail("Rows of \"%s\" come in as the parents of rows that no rule ties to the target, such as the rows of a table exported in full; their children would be other tenants' rows.",
+								   cfg->tables[a->parent].name)));
+				continue;
+			}
+			pl->rel[ti].seed_edges = list_insert_nth_int(pl->rel[ti].seed_edges, pos++, i);
+			pl->rel[ti].late = true;
+		}
+	}
+	pfree(untied);
+}
+
+/*
  * planner_seeds
  *		Decide every table's seed (the file header's rules), then build the
  *		seed predicates and the seed-key sets that others read.
@@ -1239,6 +1373,7 @@ planner_seeds(Planner *pl)
 			pl->rel[i].kind = SEED_UNRELATED;
 
 	decide_fallbacks(pl);
+	add_late_arms(pl);
 
 	/* which columns each seed-key set carries: what its readers match */
 	for (i = 0; i < pl->nt; i++)

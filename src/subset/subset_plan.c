@@ -212,7 +212,7 @@ planner_cycle_error(Planner *pl, int t)
 	foreach(lc, pl->chain)
 	{
 		on |= (lfirst_int(lc) == t);
-		if (on && pl->rel[lfirst_int(lc)].kind == SEED_CASCADE)
+		if (on && (pl->rel[lfirst_int(lc)].kind == SEED_CASCADE || pl->rel[lfirst_int(lc)].late))
 		{
 			pl->cfg->tables[lfirst_int(lc)].no_cascade = true;
 			pl->cfg->cascade_cut = true;

@@ -73,6 +73,8 @@ typedef struct PlannerRel
 	/* the seed: the rows the table contributes on its own */
 	SeedKind	kind;
 	List	   *seed_edges;		/* PATH/CASCADE: edge indexes (arms) */
+	bool		late;			/* some arms read a parent's referenced rows
+								 * (add_late_arms) */
 	int			all_arm;		/* the arm that decides every row, or -1 */
 	List	   *shadowed;		/* edges to tied parents after it: no arms */
 	List	   *rev_arms;		/* REVERSE: SubsetReverseArm * */

@@ -663,7 +663,12 @@ planner_build_seed(Planner *pl, int ti)
 					append_undecided_before(pl, &p, alias, ti, foreach_current_index(lc));
 					parts = lappend(parts, p.data);
 					pl->rel[ti].seed_deps = list_append_unique_int(pl->rel[ti].seed_deps, setno);
-					warn_unindexed(t, e);
+					/* once per column: the arms of a group share it */
+					if (foreach_current_index(lc) == 0 ||
+						!SubsetEdgeIsPolymorphic(e) ||
+						!SubsetEdgeIsPolymorphic(&cfg->edges[list_nth_int(pl->rel[ti].seed_edges, foreach_current_index(lc) - 1)]) ||
+						cfg->edges[list_nth_int(pl->rel[ti].seed_edges, foreach_current_index(lc) - 1)].fk.attnums[0] != e->fk.attnums[0])
+						warn_unindexed(t, e);
 				}
 				if (list_length(parts) == 1 && !planner_descends_by_self(pl, ti) &&
 					!constant_parent(pl, &cfg->edges[linitial_int(pl->rel[ti].seed_edges)]))
