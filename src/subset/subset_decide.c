@@ -212,29 +212,25 @@ edge_order_cmp(const void *a, const void *b)
 }
 
 /*
- * edge_evidence
- *		How surely edge e says which tenant a row of its child is: 0, its
- *		columns NOT NULL and a validated foreign key enforcing them (every
- *		row names a parent row); 1, NOT NULL only (a value may dangle); 2,
- *		enforced only (a row may have no value); 3, neither (an inferred,
- *		nullable column: GitLab's loose keys).  Polymorphic arms count as
- *		nullable: a row of another type takes nothing through them.
+ * edge_weak
+ *		Is edge e weak evidence of which tenant a row of its child is: its
+ *		columns nullable and no validated foreign key enforcing them (an
+ *		inferred column such as GitLab's loose keys, whose values stay after
+ *		their row is deleted)?  A NOT NULL column names a parent in every
+ *		row; an enforced one names one that exists.
  */
-static int
-edge_evidence(SubsetConfig *cfg, SubsetEdge *e)
+static bool
+edge_weak(SubsetConfig *cfg, SubsetEdge *e)
 {
-	bool		nn = !SubsetEdgeIsPolymorphic(e) && subset_edge_not_null(cfg, e);
-	bool		enforced = subset_edge_enforced(cfg, e);
-
-	return nn ? (enforced ? 0 : 1) : (enforced ? 2 : 3);
+	return !subset_edge_not_null(cfg, e) && !subset_edge_enforced(cfg, e);
 }
 
 /*
  * path_order_cmp
  *		The path of a table among its shortest ones: by child (to group
- *		them), then the edge with the best evidence (edge_evidence: a
- *		declared NOT NULL foreign key outranks an inferred nullable column),
- *		then edge_order_cmp's names.  The first arm decides a row before the
+ *		them), then an edge that is not weak evidence first (edge_weak: a
+ *		NOT NULL or declared foreign key outranks an inferred nullable
+ *		column), then edge_order_cmp's names.  The first arm decides a row before the
  *		others do (append_undecided_before), so this is the rule that wins
  *		where arms disagree.
  */
@@ -247,7 +243,7 @@ path_order_cmp(const void *a, const void *b)
 
 	c = strcmp(cmp_cfg->tables[x->child].name, cmp_cfg->tables[y->child].name);
 	if (c == 0)
-		c = edge_evidence(cmp_cfg, x) - edge_evidence(cmp_cfg, y);
+		c = (int) edge_weak(cmp_cfg, x) - (int) edge_weak(cmp_cfg, y);
 	if (c == 0)
 		c = edge_order_cmp(a, b);
 	return c;
