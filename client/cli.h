@@ -301,6 +301,10 @@ extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
 extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
 extern const char *schema_table_name(const SchemaTable *t);
+extern bool schema_column_decided(const JsonValue *c);
+extern bool schema_arm_undecided(const JsonValue *b);
+extern int	schema_config_undecided(const SchemaConfig *cfg, StringInfo cols,
+									StringInfo arms);
 extern char *schema_table_file_name(const char *dir, const char *table);
 extern void write_file_durably(const char *path, const char *data, size_t len);
 extern char *read_whole_file(const char *path, size_t *len);

@@ -13,6 +13,12 @@
  * exwiw_plan().  --verbose adds each EXPLAIN plan, indented; --analyze runs
  * the queries (EXPLAIN ANALYZE, BUFFERS).  Nothing is written.
  *
+ * Exit status 1 exactly when the export would refuse (safe mode, without
+ * --allow-undecided), naming every decision it waits for as the export's
+ * refusal does: the config's undecided columns and polymorphic arms, and
+ * the tables whose rule is UNDECIDED (with --format=json also as
+ * "needs_decision").
+ *
  *-------------------------------------------------------------------------
  */
 #include "cli.h"
@@ -41,6 +47,27 @@ one_line(const char *s)
 		}
 	}
 	return out.data;
+}
+
+/*
+ * name_list_json
+ *		A JSON array of the names in list, "a, b, c" (names hold no ", ").
+ */
+static JsonValue *
+name_list_json(const char *list)
+{
+	JsonValue  *a = json_new(JV_ARRAY, NULL);
+	const char *p = list;
+
+	while (*p)
+	{
+		const char *end = strstr(p, ", ");
+		size_t		len = end ? (size_t) (end - p) : strlen(p);
+
+		json_append(a, json_new(JV_STRING, pnstrdup(p, len)));
+		p += len + (end ? 2 : 0);
+	}
+	return a;
 }
 
 /*
@@ -105,6 +132,10 @@ run_explain(CliOptions *opts)
 				maxseq = 0;
 	JsonValue  *top = NULL,
 			   *tables = NULL;
+	StringInfoData undecided_cols,
+				undecided_tables,
+				undecided_arms;
+	int			nundecided;
 
 	if (opts->scope_column)
 		(void) schema_config_apply_scope_column(cfg, opts->scope_column);
@@ -125,6 +156,10 @@ run_explain(CliOptions *opts)
 				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
 				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
+	initStringInfo(&undecided_cols);
+	initStringInfo(&undecided_tables);
+	initStringInfo(&undecided_arms);
+	nundecided = schema_config_undecided(cfg, &undecided_cols, &undecided_arms);
 	exec_command(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
 	res = exec_params_checked(conn, sql, 5, params, NULL);
 	n = PQntuples(res);
@@ -148,6 +183,13 @@ run_explain(CliOptions *opts)
 		char		rows[32];
 		const char *indexes = PQgetvalue(res, i, 4);
 		const char *rule = PQgetisnull(res, i, 7) ? "" : PQgetvalue(res, i, 7);
+
+		if (strncmp(rule, "UNDECIDED", 9) == 0)
+		{
+			appendStringInfo(&undecided_tables, "%s%s", undecided_tables.len ? ", " : "",
+							 PQgetvalue(res, i, 1));
+			nundecided++;
+		}
 
 		if (json)
 		{
@@ -209,11 +251,34 @@ run_explain(CliOptions *opts)
 		}
 		PQclear(res);
 		json_set(top, "steps", steps);
+		if (!opts->allow_undecided)
+		{
+			JsonValue  *d = json_new(JV_OBJECT, NULL);
+
+			json_set(d, "columns", name_list_json(undecided_cols.data));
+			json_set(d, "tables", name_list_json(undecided_tables.data));
+			json_set(d, "polymorphic_types", name_list_json(undecided_arms.data));
+			json_set(top, "needs_decision", d);
+		}
 		initStringInfo(&out);
 		json_print_pretty(&out, top);
 		printf("%s\n", out.data);
 	}
 	exec_command(conn, "COMMIT", NULL);
 	exwiw_disconnect(conn);
+	/* the export would refuse: say what it waits for, and fail as it would */
+	if (nundecided > 0 && !opts->allow_undecided)
+	{
+		pg_log_error("the export would refuse: the config needs %d decision%s",
+					 nundecided, nundecided == 1 ? "" : "s");
+		if (undecided_cols.len)
+			pg_log_error_detail("Columns that need a mask decision: %s.", undecided_cols.data);
+		if (undecided_tables.len)
+			pg_log_error_detail("Tables that need a scope decision (rule UNDECIDED): %s.", undecided_tables.data);
+		if (undecided_arms.len)
+			pg_log_error_detail("Polymorphic types that map to no table: %s.", undecided_arms.data);
+		pg_log_error_hint("Decide each in the schema config (doc/subset.md, \"Safe mode\"), or pass --allow-undecided.");
+		return 1;
+	}
 	return 0;
 }

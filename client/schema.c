@@ -561,26 +561,6 @@ regenerate(SchemaConfig *cfg, JsonValue *catalog, int *n)
 }
 
 /*
- * column_decided
- *		A column the export accepts: not marked needs_mask_decision, or
- *		masked (replace_with, raw_sql, replace_with_fake_data), or ignored.
- */
-static bool
-column_decided(const JsonValue *c)
-{
-	JsonValue  *r = json_get(c, "replace_with");
-	JsonValue  *f = json_get(c, "replace_with_fake_data");
-
-	if (!json_truthy(json_get(c, "needs_mask_decision")) || json_truthy(json_get(c, "ignore")))
-		return true;
-	if (json_get_string(c, "raw_sql") != NULL)
-		return true;
-	if (f != NULL && f->kind != JV_NULL)
-		return true;
-	return r != NULL && r->kind != JV_NULL;
-}
-
-/*
  * run_check
  *		schema check: the report and the exit status.
  */
@@ -686,16 +666,14 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 				if (!ignored && !json_truthy(json_get(cols->items[j], "ignore")))
 					list_add(&stale_columns, psprintf("%s.%s", name, c));
 			}
-			else if (!ignored && !column_decided(cols->items[j]))
+			else if (!ignored && !schema_column_decided(cols->items[j]))
 				list_add(&undecided, psprintf("%s.%s", name, c));
 		}
 		for (j = 0; !ignored && bts && bts->kind == JV_ARRAY && j < bts->n; j++)
 		{
 			JsonValue  *b = bts->items[j];
 
-			if (json_truthy(json_get(b, "needs_table_decision")) &&
-				json_get_string(b, "table_name") == NULL &&
-				!json_truthy(json_get(b, "ignore")))
+			if (schema_arm_undecided(b))
 				list_add(&untyped, psprintf("%s.%s = '%s'", name,
 											json_get_string(b, "foreign_type") ? json_get_string(b, "foreign_type") : "?",
 											json_get_string(b, "type_value") ? json_get_string(b, "type_value") : "?"));

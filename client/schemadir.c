@@ -466,3 +466,82 @@ write_file_durably(const char *path, const char *data, size_t len)
 		strcpy(dir, ".");
 	(void) fsync_fname(dir, true);
 }
+
+/*
+ * schema_column_decided
+ *		A column the export accepts: not marked needs_mask_decision, or
+ *		masked (replace_with, raw_sql, replace_with_fake_data), or ignored
+ *		(the server's rule, subset_config_undecided_columns).
+ */
+bool
+schema_column_decided(const JsonValue *c)
+{
+	JsonValue  *r = json_get(c, "replace_with");
+	JsonValue  *f = json_get(c, "replace_with_fake_data");
+
+	if (!json_truthy(json_get(c, "needs_mask_decision")) || json_truthy(json_get(c, "ignore")))
+		return true;
+	if (json_get_string(c, "raw_sql") != NULL)
+		return true;
+	if (f != NULL && f->kind != JV_NULL)
+		return true;
+	return r != NULL && r->kind != JV_NULL;
+}
+
+/*
+ * schema_arm_undecided
+ *		A belongs_to that waits for its table: "needs_table_decision": true,
+ *		no table_name, not ignored (the server's rule,
+ *		subset_config_undecided_arms).
+ */
+bool
+schema_arm_undecided(const JsonValue *b)
+{
+	return json_truthy(json_get(b, "needs_table_decision")) &&
+		json_get_string(b, "table_name") == NULL &&
+		!json_truthy(json_get(b, "ignore"));
+}
+
+/*
+ * schema_config_undecided
+ *		The decisions of cfg the export waits for, appended to cols
+ *		("table.column") and arms ("table.type_col = 'Type'"), tables that
+ *		are ignored left out; returns how many.
+ */
+int
+schema_config_undecided(const SchemaConfig *cfg, StringInfo cols, StringInfo arms)
+{
+	int			n = 0;
+	int			i,
+				j;
+
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		const char *name = schema_table_name(&cfg->tables[i]);
+		JsonValue  *t = cfg->tables[i].config;
+		JsonValue  *cl = json_get(t, "columns");
+		JsonValue  *bts = json_get(t, "belongs_tos");
+
+		if (name == NULL || json_truthy(json_get(t, "ignore")))
+			continue;
+		for (j = 0; cl && cl->kind == JV_ARRAY && j < cl->n; j++)
+			if (json_get_string(cl->items[j], "name") &&
+				!schema_column_decided(cl->items[j]))
+			{
+				appendStringInfo(cols, "%s%s.%s", cols->len ? ", " : "", name,
+								 json_get_string(cl->items[j], "name"));
+				n++;
+			}
+		for (j = 0; bts && bts->kind == JV_ARRAY && j < bts->n; j++)
+			if (schema_arm_undecided(bts->items[j]))
+			{
+				const char *ft = json_get_string(bts->items[j], "foreign_type");
+				const char *tv = json_get_string(bts->items[j], "type_value");
+
+				appendStringInfo(arms, "%s%s.%s = '%s'", arms->len ? ", " : "", name,
+								 ft ? ft : "?", tv ? tv : "?");
+				n++;
+			}
+	}
+	return n;
+}

@@ -326,6 +326,28 @@ like(
 	qr/the config needs \d+ decisions.*Tables that need a scope decision: channel_api\..*Polymorphic types that map to no table: inboxes\.channel_type = 'Channel::Api'/s,
 	'the export names the table and the arm in one refusal') or diag($stderr);
 ok(!-e "$work/dump-untyped", 'the refused export writes nothing');
+($rc, $stdout, $stderr) =
+  run_cmd([ 'exwiw', 'explain', '--target-table=shops', '--ids=1', "--schema-dir=$sd" ]);
+is($rc, 1, 'explain exits 1 where the export would refuse') or diag($stderr);
+like($stdout, qr/channel_api -> insert-\d+-channel_api\.sql .* rule: UNDECIDED/,
+	'explain: the refused table\'s rule is UNDECIDED') or diag($stdout);
+like(
+	$stderr,
+	qr/the export would refuse: the config needs \d+ decisions.*Tables that need a scope decision \(rule UNDECIDED\): channel_api\..*Polymorphic types that map to no table: inboxes\.channel_type = 'Channel::Api'/s,
+	'explain names the same decisions as the export') or diag($stderr);
+($rc, $stdout, $stderr) = run_cmd(
+	[
+		'exwiw', 'explain', '--target-table=shops', '--ids=1', "--schema-dir=$sd",
+		'--format=json'
+	]);
+like($stdout, qr/"polymorphic_types": \[\s*"inboxes\.channel_type = 'Channel::Api'"/,
+	'explain --format=json: needs_decision lists the arm') or diag($stdout);
+($rc, $stdout, $stderr) = run_cmd(
+	[
+		'exwiw', 'explain', '--target-table=shops', '--ids=1', "--schema-dir=$sd",
+		'--allow-undecided'
+	]);
+is($rc, 0, 'explain --allow-undecided: exit 0, as the export would run') or diag($stderr);
 edit_file("$sd/inboxes.json",
 	sub { s/"needs_table_decision": true/"table_name": "channel_api"/; });
 edit_file("$sd/channel_api.json",
@@ -339,6 +361,9 @@ like(grep_after($inboxes, qr/"table_name": "channel_api"/, 2),
 	qr/"type_value": "Channel::Api"/, 'generate keeps the arm\'s table') or diag($inboxes);
 ($rc, $stdout, $stderr) = check();
 is($rc, 0, 'check once the arm is decided: clean') or diag("$stdout$stderr");
+($rc, $stdout, $stderr) =
+  run_cmd([ 'exwiw', 'explain', '--target-table=shops', '--ids=1', "--schema-dir=$sd" ]);
+is($rc, 0, 'explain once every decision is taken: exit 0') or diag($stderr);
 run_ok([ @export, '-o', "$work/dump-typed" ], 'the export once the arm is decided');
 my ($chan) = grep { /-channel_api\.sql\z/ } dir_entries("$work/dump-typed");
 my $chan_sql = defined $chan ? slurp("$work/dump-typed/$chan") : '';

@@ -659,14 +659,16 @@ rails_type(Relation rel)
  *		other than those of its own belongs_tos (a self-reference) looks like
  *		the key of another table (a primary key "project_id" of a one-to-one
  *		table too), naming it;
- *		else "export": "all", with the reason.  A table that may hold the
+ *		else, when other tables reference it (referenced), nothing: its rows
+ *		come in as the parents of exported rows ("export": "all" means every
+ *		row); else "export": "all", with the reason.  A table that may hold the
  *		rows of a polymorphic type that maps to no table (maybe_type) gets
  *		the decision too, naming the type.  Rails's own tables get the
  *		Ruby client's types.
  */
 static void
 append_scope_decision(StringInfo buf, Relation rel, bool tied, List *fkcols,
-					  const char *maybe_type)
+					  const char *maybe_type, bool referenced)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData cols;
@@ -700,10 +702,15 @@ append_scope_decision(StringInfo buf, Relation rel, bool tied, List *fkcols,
 		append_json_string(buf, psprintf("no belongs_to ties it to another table, but %s looks like the key of one: add a belongs_to or a scope_column, or decide \"export\": \"all\" or \"ignore\": true",
 										 cols.data));
 	}
+	else if (referenced)
+	{
+		appendStringInfoString(buf, ", \"export_reason\": ");
+		append_json_string(buf, "no belongs_to ties it to another table and no column looks like the key of one, but other tables reference it: its rows come in as the parents of exported rows (\"export\": \"all\" would export every row)");
+	}
 	else
 	{
 		appendStringInfoString(buf, ", \"export\": \"all\", \"export_reason\": ");
-		append_json_string(buf, "no belongs_to ties it to another table and no column looks like the key of one: every row where no rule ties it to the target");
+		append_json_string(buf, "no belongs_to ties it to another table, no column looks like the key of one, and no table references it: every row");
 	}
 }
 
@@ -725,6 +732,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	bool		first;
 	bool		generated = false;
 	bool		tied = false;
+	bool		referenced = false;
 	int			i;
 
 	initStringInfo(&notes);
@@ -812,7 +820,13 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfoChar(buf, ']');
-	append_scope_decision(buf, rel, tied, fkcols, t->maybe_type);
+	foreach(lc, fks)
+	{
+		SubsetCatalogFk *fk = lfirst(lc);
+
+		referenced |= (fk->parent == t->relid && fk->child != t->relid);
+	}
+	append_scope_decision(buf, rel, tied, fkcols, t->maybe_type, referenced);
 	if (generated)
 		appendStringInfo(&notes, "%sgenerated columns are left out: the load computes them",
 						 notes.len ? "; " : "");

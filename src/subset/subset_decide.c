@@ -20,7 +20,10 @@
  * client's order:
  *
  *	1. Rails-managed tables, and in scope-column mode scope_exempt ones: all
- *	   rows;
+ *	   rows; and every table the config exports whole ("export": "all"),
+ *	   whatever ties it to the target, except the target and the tables a
+ *	   scope column filters (their rows are the ids'; the plan's rule says
+ *	   the decision does not apply);
  *	2. a belongs_to path to the target or a scoped table: the shortest (ties
  *	   broken by the names of child, parent and columns); the rows whose
  *	   foreign key is in the parent's seed.  When that hop is polymorphic,
@@ -1342,6 +1345,11 @@ planner_seeds(Planner *pl)
 		for (i = 0; i < pl->nt; i++)
 			if (cfg->tables[i].rails_managed && !cfg->tables[i].ignore)
 				pl->rel[i].kind = SEED_EXEMPT;
+	/* "export": "all" means every row, wherever the table stands */
+	for (i = 0; i < pl->nt; i++)
+		if (cfg->tables[i].export_all && !cfg->tables[i].ignore &&
+			pl->rel[i].kind == SEED_NONE)
+			pl->rel[i].kind = SEED_DECIDED;
 	find_paths(pl);
 
 	/* rule 2: the path, with its polymorphic sibling arms */

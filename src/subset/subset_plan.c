@@ -476,6 +476,21 @@ append_arm(StringInfo rule, SubsetConfig *cfg, SubsetEdge *e)
 }
 
 /*
+ * undecided_names
+ *		Does list l (plan->undecided: table names) name s?
+ */
+static bool
+undecided_names(List *l, const char *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, l)
+		if (strcmp((const char *) lfirst(lc), s) == 0)
+		return true;
+	return false;
+}
+
+/*
  * plan_files
  *		One extraction query per table, in processing order.
  */
@@ -590,6 +605,10 @@ plan_files(Planner *pl)
 		}
 		if (t->filter && pl->rel[ti].seed)
 			appendStringInfoString(&rule, ", narrowed by its filter");
+		if (t->export_all && (pl->rel[ti].kind == SEED_TARGET || pl->rel[ti].kind == SEED_DIRECT))
+			appendStringInfoString(&rule, " (\"export\": \"all\" does not apply: its rows are the ids')");
+		if (pl->rel[ti].kind == SEED_FALLBACK && t->no_cascade)
+			appendStringInfoString(&rule, " (not the rows of its parent: some of those are other tenants', see the NOTICE)");
 		if (pl->rel[ti].xset >= 0 && pl->rel[ti].seed &&
 			!((pl->rel[ti].kind == SEED_FALLBACK || pl->rel[ti].kind == SEED_EXEMPT ||
 			   pl->rel[ti].kind == SEED_DECIDED) &&
@@ -598,6 +617,10 @@ plan_files(Planner *pl)
 		if (pl->rel[ti].selfref && pl->rel[ti].may)
 			appendStringInfoString(&rule, ", plus ancestors (self-reference)");
 		f->rule = rule.data;
+		/* what the export refuses says so, whatever the rule (safe mode) */
+		if (strncmp(f->rule, "UNDECIDED", 9) != 0 &&
+			undecided_names(plan->undecided, t->name))
+			f->rule = psprintf("UNDECIDED (needs_scope_decision): %s", f->rule);
 		f->has_rows = pl->rel[ti].may;
 
 		if (!pl->rel[ti].may)
