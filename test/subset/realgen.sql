@@ -1,14 +1,16 @@
 -- test/subset/realgen.sql: a generic generator of FK-consistent rows for
 -- THREE tenants, for any schema, read from its catalog (test/t/subset_real_schemas.sh).
 --
--- SELECT realgen.fill(rows_per_tenant) fills every ordinary or partitioned
+-- SELECT realgen.fill(rows_per_tenant [, p_arms]) fills every ordinary or partitioned
 -- table outside pg_catalog, information_schema and realgen (partitions get
 -- their rows through their root), and records, in schema realgen:
 --   realgen.tbl   one row per table: fill order, key columns, status
 --                 ('filled', or why it could not be filled)
 --   realgen.edge  every relation between tables the generator honours:
 --                 'fk' (declared), 'rails' (<singular>_id naming a table
---                 with an id key, no FK), 'poly' (<x>_type/<x>_id, no FK)
+--                 with an id key of a type that holds it, no FK), 'poly'
+--                 (<x>_type/<x>_id, <x>_id an integer or the type of a
+--                 table's id key, a uuid, no FK)
 --   realgen.row   every generated row: table, its tenant, its key (the text
 --                 of ROW(key columns)), its values (to_jsonb of the row)
 --   realgen.link  every parent a row points to, by edge
@@ -18,10 +20,27 @@
 -- NULL and set by an UPDATE in a second pass.  Row k of a tenant points to
 -- row k of the parent where there is one.  Row 1 sets every relation it can;
 -- row 2 sets as few nullable relations as its constraints let it (one
--- where a CHECK wants one: the union of paths).  A row that cannot be
+-- where a CHECK wants one: the union of paths); row 3 and later (more rows
+-- per tenant) none where they can.  A row that cannot be
 -- inserted (a CHECK, a unique index) is retried in other shapes; a table
 -- none of whose shapes goes in is reported.  User triggers are disabled
 -- while filling (GitLab's assign their own ids).
+--
+-- A polymorphic pair points to the tables its arms prefer (poly_tables()),
+-- else to tables with relations of their own, row k to the k-th.  P_ARMS
+-- names the types of pairs the catalog cannot tell, from the application's
+-- models: `belongs_to :taggable, polymorphic: true` with `has_many
+-- :taggings, as: :taggable` in Transaction is {"taggings.taggable_type":
+-- ["Transaction"]}; a Rails delegated type, `delegated_type :accountable,
+-- types: %w[Depository Loan]`, is {"accounts.accountable_type":
+-- {"delegated": ["Depository", "Loan"]}}: a row of such a type's table is
+-- its record's (the account's), and so are the rows below it (the
+-- check's "reachable" goes up such a pair).  Class names map to tables as
+-- Rails maps them (Loan -> loans, CreditCard -> credit_cards).  Such a
+-- pair is set on every row, and its table gets
+-- rows_per_tenant rows per type and tenant: row k of a tenant points to
+-- type (k-1) % n, to that table's row (k-1) / n + 1 of the tenant, so that
+-- every row of each type's table has its owner.
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS realgen CASCADE;
 CREATE SCHEMA realgen;
@@ -32,7 +51,9 @@ CREATE TABLE realgen.tbl (
 	key_cols text[],			-- primary key, else every column
 	ord int,
 	status text,
-	partkey jsonb				-- routing values: column -> text
+	partkey jsonb,				-- routing values: column -> text
+	key_type oid,				-- the type of a one-column key
+	per_row int NOT NULL DEFAULT 1	-- rows per tenant and per rows_per_tenant (P_ARMS)
 );
 CREATE TABLE realgen.edge (
 	id serial PRIMARY KEY,
@@ -42,6 +63,9 @@ CREATE TABLE realgen.edge (
 	refcols text[] NOT NULL,
 	kind text NOT NULL,			-- fk, rails, poly
 	type_col text,				-- poly: the _type column
+	arms regclass[],			-- poly: the tables of P_ARMS, in order
+	arm_types text[],			-- poly: their type values
+	delegated bool NOT NULL DEFAULT false,	-- poly: a delegated type (P_ARMS)
 	nn bool NOT NULL,
 	conname text
 );
@@ -94,6 +118,11 @@ CREATE FUNCTION realgen.singular(s text) RETURNS text LANGUAGE sql IMMUTABLE AS 
 		WHEN s ~ '(s|x|z|ch|sh)es$' THEN left(s, -2)
 		WHEN s ~ 's$' THEN left(s, -1)
 		ELSE s END $$;
+-- CreditCard -> credit_cards, Ci::Build -> ci_builds (Rails' tableize,
+-- the module path joined by _)
+CREATE FUNCTION realgen.tableize(cls text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT realgen.plural(lower(regexp_replace(regexp_replace(replace(cls, '::', '_'),
+		'([A-Z]+)([A-Z][a-z])', '\1_\2', 'g'), '([a-z0-9])([A-Z])', '\1_\2', 'g'))) $$;
 -- merge_requests -> MergeRequest
 CREATE FUNCTION realgen.classify(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
 	SELECT string_agg(initcap(w), '' ORDER BY n)
@@ -104,14 +133,21 @@ CREATE FUNCTION realgen.nn(rel oid, att text, attnotnull bool) RETURNS bool LANG
 	SELECT attnotnull OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c'
 								 AND pg_get_constraintdef(k.oid) = format('CHECK ((%s IS NOT NULL))', quote_ident(att))) $$;
 
--- The tables and their relations, from the catalog.
-CREATE FUNCTION realgen.analyze() RETURNS void LANGUAGE plpgsql AS $$
+-- Can a column of type a hold the keys of a column of type b?  The same
+-- type, or two integer types (Rails made references bigint in 5.1).
+CREATE FUNCTION realgen.same_key_type(a oid, b oid) RETURNS bool LANGUAGE sql IMMUTABLE AS $$
+	SELECT a = b OR (a IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+					 AND b IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)) $$;
+
+-- The tables and their relations, from the catalog; P_ARMS as fill's.
+CREATE FUNCTION realgen.analyze(p_arms jsonb) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	r record;
 	b text;
 	m text[];
 	vals text[];
 	pk text;
+	arm record;
 BEGIN
 	INSERT INTO realgen.tbl (rel, name, key_cols)
 	SELECT c.oid, c.relname,
@@ -125,6 +161,8 @@ BEGIN
 	WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
 	  AND c.relnamespace::regnamespace::text NOT IN ('pg_catalog', 'information_schema', 'realgen')
 	  AND c.relnamespace::regnamespace::text NOT LIKE 'pg_toast%';
+	UPDATE realgen.tbl t SET key_type = a.atttypid FROM pg_attribute a
+	WHERE cardinality(t.key_cols) = 1 AND a.attrelid = t.rel AND a.attname = t.key_cols[1];
 
 	-- routing values of partitioned tables: from the first bound of a
 	-- partition (LIST: its first value; RANGE: its lower bound); HASH
@@ -169,23 +207,49 @@ BEGIN
 	WHERE k.contype = 'f' AND k.conparentid = 0
 	  AND ch.oid IN (SELECT rel FROM realgen.tbl) AND pa.oid IN (SELECT rel FROM realgen.tbl);
 
-	-- polymorphic pairs: <x>_type (text) and <x>_id (integer), no FK on <x>_id
+	-- polymorphic pairs: <x>_type (text) and <x>_id (an integer, or the
+	-- type of a table's id key: a uuid), no FK on <x>_id
 	INSERT INTO realgen.edge (child, cols, parent, refcols, kind, type_col, nn)
 	SELECT t.rel, ARRAY[i.attname::text], NULL, ARRAY['id'], 'poly', ty.attname, realgen.nn(t.rel, i.attname, i.attnotnull)
 	FROM realgen.tbl t
-	JOIN pg_attribute i ON i.attrelid = t.rel AND i.attnum > 0 AND NOT i.attisdropped
-		 AND i.attname ~ '_id$' AND i.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+	JOIN pg_attribute i ON i.attrelid = t.rel AND i.attnum > 0 AND NOT i.attisdropped AND i.attname ~ '_id$'
+		 AND (i.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+			  OR EXISTS (SELECT 1 FROM realgen.tbl p WHERE p.key_cols = '{id}' AND p.key_type = i.atttypid))
 	JOIN pg_attribute ty ON ty.attrelid = t.rel AND ty.attname = regexp_replace(i.attname, '_id$', '_type')
 		 AND ty.atttypid IN ('text'::regtype, 'varchar'::regtype)
 	WHERE NOT EXISTS (SELECT 1 FROM realgen.edge e WHERE e.child = t.rel AND i.attname = ANY (e.cols));
 
-	-- Rails: <singular>_id naming a table whose key is id, no FK
+	-- the types P_ARMS names for a pair: their tables
+	FOR arm IN SELECT key, value FROM jsonb_each(coalesce(p_arms, '{}')) LOOP
+		IF NOT EXISTS (SELECT 1 FROM realgen.edge e JOIN realgen.tbl t ON t.rel = e.child
+					   WHERE e.kind = 'poly' AND t.name || '.' || e.type_col = arm.key) THEN
+			RAISE EXCEPTION 'realgen: arms: % is no polymorphic pair', arm.key;
+		END IF;
+		UPDATE realgen.edge e SET delegated = jsonb_typeof(arm.value) = 'object', (arms, arm_types) = (
+			SELECT array_agg(p.rel ORDER BY v.n), array_agg(v.cls ORDER BY v.n)
+			FROM jsonb_array_elements_text(coalesce(arm.value -> 'delegated', arm.value)) WITH ORDINALITY v(cls, n)
+			JOIN realgen.tbl p ON p.name = realgen.tableize(v.cls) AND p.key_cols = '{id}'
+			JOIN pg_attribute a ON a.attrelid = e.child AND a.attname = e.cols[1]
+			WHERE realgen.same_key_type(a.atttypid, p.key_type))
+		FROM realgen.tbl t
+		WHERE t.rel = e.child AND e.kind = 'poly' AND t.name || '.' || e.type_col = arm.key;
+		INSERT INTO realgen.log
+		SELECT t.rel, format('arms: %s names %s, which maps to no table with an id key of its type', arm.key, v.cls)
+		FROM realgen.edge e JOIN realgen.tbl t ON t.rel = e.child,
+			 jsonb_array_elements_text(coalesce(arm.value -> 'delegated', arm.value)) v(cls)
+		WHERE e.kind = 'poly' AND t.name || '.' || e.type_col = arm.key AND NOT (v.cls = ANY (coalesce(e.arm_types, '{}')));
+	END LOOP;
+	UPDATE realgen.tbl t SET per_row = (SELECT max(cardinality(e.arms)) FROM realgen.edge e WHERE e.child = t.rel)
+	WHERE EXISTS (SELECT 1 FROM realgen.edge e WHERE e.child = t.rel AND e.arms IS NOT NULL);
+
+	-- Rails: <singular>_id naming a table whose key is id, of a type that
+	-- holds it, no FK
 	INSERT INTO realgen.edge (child, cols, parent, refcols, kind, nn)
 	SELECT t.rel, ARRAY[a.attname::text], p.rel, ARRAY['id'], 'rails', realgen.nn(t.rel, a.attname, a.attnotnull)
 	FROM realgen.tbl t
-	JOIN pg_attribute a ON a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped
-		 AND a.attname ~ '_id$' AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+	JOIN pg_attribute a ON a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped AND a.attname ~ '_id$'
 	JOIN realgen.tbl p ON p.name = realgen.plural(regexp_replace(a.attname, '_id$', '')) AND p.key_cols = '{id}'
+		 AND realgen.same_key_type(a.atttypid, p.key_type)
 	WHERE NOT EXISTS (SELECT 1 FROM realgen.edge e WHERE e.child = t.rel AND a.attname = ANY (e.cols))
 	  AND NOT (t.key_cols = ARRAY[a.attname::text]);
 END $$;
@@ -196,8 +260,9 @@ CREATE FUNCTION realgen.poly_tables() RETURNS text[] LANGUAGE sql IMMUTABLE AS $
 	SELECT ARRAY['issues', 'merge_requests', 'projects', 'namespaces', 'users', 'notes', 'changesets',
 				 'diary_entries'] $$;
 
--- The fill order: a table after the parents of its NOT NULL relations;
--- after its other parents too where a cycle allows.
+-- The fill order: a table after the parents of its NOT NULL relations and
+-- the tables of its P_ARMS; after its other parents too where a cycle
+-- allows.
 CREATE FUNCTION realgen.order_tables() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	step int := 0;
@@ -208,16 +273,18 @@ BEGIN
 		step := step + 1;
 		WITH cand AS (
 			SELECT t.rel FROM realgen.tbl t WHERE t.ord IS NULL AND NOT EXISTS (
-				SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
-				WHERE e.child = t.rel AND e.parent <> t.rel AND e.nn AND p.ord IS NULL)),
+				SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent OR p.rel = ANY (e.arms)
+				WHERE e.child = t.rel AND p.rel <> t.rel AND (e.nn OR e.arms IS NOT NULL) AND p.ord IS NULL)),
 		easy AS (
 			SELECT c.rel FROM cand c WHERE NOT EXISTS (
 				SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
 				WHERE e.child = c.rel AND e.parent <> c.rel AND p.ord IS NULL)
-			-- a polymorphic pair: after the tables its arms prefer
+			-- a polymorphic pair: after the tables its arms prefer, or the
+			-- tables of its P_ARMS
 			AND NOT EXISTS (
 				SELECT 1 FROM realgen.edge e, realgen.tbl p
-				WHERE e.child = c.rel AND e.kind = 'poly' AND p.name = ANY (realgen.poly_tables())
+				WHERE e.child = c.rel AND e.kind = 'poly'
+				  AND CASE WHEN e.arms IS NOT NULL THEN p.rel = ANY (e.arms) ELSE p.name = ANY (realgen.poly_tables()) END
 				  AND p.rel <> c.rel AND p.ord IS NULL))
 		UPDATE realgen.tbl t SET ord = step FROM easy WHERE t.rel = easy.rel;
 		GET DIAGNOSTICS n = ROW_COUNT;
@@ -225,15 +292,15 @@ BEGIN
 		-- a cycle: the candidate with the fewest unfilled parents goes first
 		SELECT t.rel INTO pick FROM realgen.tbl t
 		WHERE t.ord IS NULL AND NOT EXISTS (
-			SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
-			WHERE e.child = t.rel AND e.parent <> t.rel AND e.nn AND p.ord IS NULL)
+			SELECT 1 FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent OR p.rel = ANY (e.arms)
+			WHERE e.child = t.rel AND p.rel <> t.rel AND (e.nn OR e.arms IS NOT NULL) AND p.ord IS NULL)
 		ORDER BY (SELECT count(*) FROM realgen.edge e JOIN realgen.tbl p ON p.rel = e.parent
 				  WHERE e.child = t.rel AND e.parent <> t.rel AND p.ord IS NULL), t.name
 		LIMIT 1;
 		EXIT WHEN pick IS NULL;
 		UPDATE realgen.tbl SET ord = step WHERE rel = pick;
 	END LOOP;
-	UPDATE realgen.tbl SET status = 'not filled: a cycle of NOT NULL foreign keys' WHERE ord IS NULL;
+	UPDATE realgen.tbl SET status = 'not filled: a cycle of NOT NULL foreign keys (or of P_ARMS)' WHERE ord IS NULL;
 END $$;
 
 -- What value() needs, from the catalog, once.
@@ -339,7 +406,7 @@ BEGIN
 	END LOOP;
 	-- relations: a parent of the same tenant
 	FOR e IN SELECT * FROM realgen.edge WHERE child = t.rel ORDER BY id LOOP
-		IF NOT e.nn AND NOT (e.id = ANY (nullable_on)) THEN
+		IF NOT e.nn AND e.arms IS NULL AND NOT (e.id = ANY (nullable_on)) THEN
 			FOREACH c IN ARRAY e.cols LOOP
 				IF NOT v_data ? c THEN v_data := v_data || jsonb_build_object(c, NULL); END IF;
 			END LOOP;
@@ -347,12 +414,23 @@ BEGIN
 		END IF;
 		prow := NULL;
 		ptype := NULL;
-		IF e.kind = 'poly' THEN
-			-- a filled table with an id key, of this tenant, other than this one
+		IF e.kind = 'poly' AND e.arms IS NOT NULL THEN
+			-- P_ARMS: row k to type (k-1) % n, that table's row (k-1) / n + 1
+			SELECT r.* INTO prow FROM realgen.row r
+			WHERE r.tenant = p_tenant AND r.rel = e.arms[(p_k - 1) % cardinality(e.arms) + 1]
+			ORDER BY (r.k = (p_k - 1) / cardinality(e.arms) + 1) DESC, r.k LIMIT 1;
+			IF prow.rel IS NOT NULL THEN
+				v_data := v_data || jsonb_build_object(e.type_col, e.arm_types[(p_k - 1) % cardinality(e.arms) + 1]);
+			END IF;
+		ELSIF e.kind = 'poly' THEN
+			-- a filled table with an id key that the column holds, of this
+			-- tenant, other than this one
 			SELECT r.* INTO prow FROM realgen.row r
 			WHERE r.tenant = p_tenant AND r.rel = (
 				SELECT p.rel FROM realgen.tbl p
 				WHERE p.key_cols = '{id}' AND p.rel <> t.rel
+				  AND realgen.same_key_type((SELECT c2.base FROM realgen.col c2 WHERE c2.rel = t.rel AND c2.attname = e.cols[1]),
+											p.key_type)
 				  AND EXISTS (SELECT 1 FROM realgen.row r2 WHERE r2.rel = p.rel AND r2.tenant = p_tenant)
 				ORDER BY array_position(realgen.poly_tables(), p.name) NULLS LAST,
 						 -- else a table with relations of its own (a tenant's)
@@ -491,8 +569,10 @@ END $$;
 
 -- Row k of a tenant in the first shape that goes in; the shapes are sets of
 -- the table's nullable relations to set: for row 1 every one (with every
--- nullable column set, then without), each one alone, none; for row 2 and
--- later each one alone (the last first), none, every one.  Returns the
+-- nullable column set, then without), each one alone, none; for row 2
+-- each one alone (the last first), none, every one; for row 3 and later
+-- none first (a row that only the relations it must have tie: a delegated
+-- type's row that only its record reaches), then as row 2.  Returns the
 -- shape, or NULL (the first error in *err).
 CREATE FUNCTION realgen.insert_row(t realgen.tbl, p_tenant int, p_k int, p_rowno int, nl int[],
 								   prefer int[], OUT shape int[], OUT opt bool, OUT err text)
@@ -513,6 +593,11 @@ BEGIN
 		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, nl, false);
 		IF e IS NULL THEN shape := nl; opt := false; RETURN; END IF;
 	END IF;
+	IF p_k > 2 THEN
+		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, '{}', false);
+		IF e IS NULL THEN shape := '{}'; opt := false; RETURN; END IF;
+		err := e;
+	END IF;
 	FOR i IN REVERSE cardinality(nl) .. 1 LOOP
 		e := realgen.try_insert(t, p_tenant, p_k, p_rowno, ARRAY[nl[i]], false);
 		IF e IS NULL THEN shape := ARRAY[nl[i]]; opt := false; RETURN; END IF;
@@ -527,7 +612,7 @@ BEGIN
 	END IF;
 END $$;
 
-CREATE FUNCTION realgen.fill(per_tenant int) RETURNS TABLE (tables int, filled int, rows_made bigint, updated int,
+CREATE FUNCTION realgen.fill(per_tenant int, p_arms jsonb DEFAULT '{}') RETURNS TABLE (tables int, filled int, rows_made bigint, updated int,
 														   default_partitions int)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -542,7 +627,7 @@ DECLARE
 	rowno int;
 BEGIN
 	default_partitions := realgen.default_partitions();
-	PERFORM realgen.analyze();
+	PERFORM realgen.analyze(p_arms);
 	PERFORM realgen.columns();
 	PERFORM realgen.order_tables();
 	-- user triggers off while filling
@@ -550,13 +635,13 @@ BEGIN
 		EXECUTE format('ALTER TABLE %s DISABLE TRIGGER USER', t.rel);
 	END LOOP;
 	FOR t IN SELECT * FROM realgen.tbl WHERE ord IS NOT NULL ORDER BY ord, name LOOP
-		SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO nl FROM realgen.edge WHERE child = t.rel AND NOT nn;
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO nl FROM realgen.edge WHERE child = t.rel AND NOT nn AND arms IS NULL;
 		firsterr := NULL;
 		shapes := '{}';
 		<<tenants>>
 		FOR tenant IN 1 .. 3 LOOP
-			FOR k IN 1 .. per_tenant LOOP
-				rowno := (tenant - 1) * per_tenant + k;
+			FOR k IN 1 .. per_tenant * t.per_row LOOP
+				rowno := (tenant - 1) * per_tenant * t.per_row + k;
 				err := NULL;
 				-- the shape that row k of tenant 1 took, first
 				IF shapes ? k::text THEN
@@ -598,15 +683,26 @@ END $$;
 -- there): what the export of TARGET's tenant-1 rows got wrong.  DECIDED
 -- maps a table to the test's decision for it ('all', 'ignore').  Rows:
 --   leak     a loaded row of another tenant: a row with a relation (its
---            tenant is that of its parents) or a row of the target table
+--            tenant is that of its parents), a row of a delegated type (its
+--            record's) or a row of the target table
 --   missing  a row reachable from the target rows by a relation of any
---            kind (fk, rails, poly), child-wards, not loaded
+--            kind (fk, rails, poly), child-wards (and up a delegated type's
+--            pair: the rows of the account's depository are the
+--            account's), not loaded
+--   refused  such a row in a table decided 'ignore' (the export refused
+--            the table: no rule tied it to the target)
+--   missing-parent
+--            a row that those rows point to, by a relation of any kind,
+--            transitively (a delegated type's row: the tenant's account
+--            points to its depository), not loaded (the load checks only
+--            the declared foreign keys)
 --   unknown  a loaded row the generator did not make
 -- Tables decided 'all' have no leaks (that was decided), nor have the rows
 -- their rows reference (parents they need), by the generator's relations
 -- or by the belongs_tos of CFG (the export's config, an array of table
 -- entries: the edges exwiw infers that the generator does not know);
 -- tables decided 'ignore' have no missing rows (nor paths through them).
+-- The '<kind>-via' rows name the relations that reach the missing rows.
 CREATE FUNCTION realgen.check(target text, decided jsonb, cfg jsonb DEFAULT '[]')
 RETURNS TABLE (kind text, tbl text, n bigint, sample text) LANGUAGE plpgsql AS $$
 DECLARE
@@ -622,15 +718,43 @@ BEGIN
 							ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(t.key_cols) kc) || ')::text' END,
 					   t.rel);
 	END LOOP;
+	-- (every table, then without those decided 'ignore')
+	CREATE TEMP TABLE reachable ON COMMIT DROP AS
+	WITH RECURSIVE down(rel, rowno) AS (
+		SELECT r.rel, r.rowno FROM realgen.row r WHERE r.rel = trel AND r.tenant = 1
+		UNION
+		SELECT n.rel, n.rowno FROM down d
+		CROSS JOIN LATERAL (
+			SELECT l.child, l.child_rowno FROM realgen.link l
+			WHERE l.parent = d.rel AND l.parent_rowno = d.rowno
+			UNION ALL
+			SELECT l.parent, l.parent_rowno FROM realgen.link l JOIN realgen.edge ed ON ed.id = l.edge
+			WHERE l.child = d.rel AND l.child_rowno = d.rowno AND ed.delegated) n(rel, rowno))
+	SELECT * FROM down;
 	CREATE TEMP TABLE expected ON COMMIT DROP AS
 	WITH RECURSIVE down(rel, rowno) AS (
 		SELECT r.rel, r.rowno FROM realgen.row r WHERE r.rel = trel AND r.tenant = 1
 		UNION
-		SELECT l.child, l.child_rowno FROM down d
-		JOIN realgen.link l ON l.parent = d.rel AND l.parent_rowno = d.rowno
-		JOIN realgen.tbl c ON c.rel = l.child
+		SELECT n.rel, n.rowno FROM down d
+		CROSS JOIN LATERAL (
+			SELECT l.child, l.child_rowno FROM realgen.link l
+			WHERE l.parent = d.rel AND l.parent_rowno = d.rowno
+			UNION ALL
+			SELECT l.parent, l.parent_rowno FROM realgen.link l JOIN realgen.edge ed ON ed.id = l.edge
+			WHERE l.child = d.rel AND l.child_rowno = d.rowno AND ed.delegated) n(rel, rowno)
+		JOIN realgen.tbl c ON c.rel = n.rel
 		WHERE coalesce(decided ->> c.name, '') <> 'ignore')
 	SELECT * FROM down;
+	-- what those rows point to, transitively
+	CREATE TEMP TABLE up ON COMMIT DROP AS
+	WITH RECURSIVE up(rel, rowno) AS (
+		SELECT e.rel, e.rowno FROM expected e
+		UNION
+		SELECT l.parent, l.parent_rowno FROM up u
+		JOIN realgen.link l ON l.child = u.rel AND l.child_rowno = u.rowno
+		JOIN realgen.tbl p ON p.rel = l.parent
+		WHERE coalesce(decided ->> p.name, '') <> 'ignore')
+	SELECT u.* FROM up u WHERE NOT EXISTS (SELECT 1 FROM expected e WHERE e.rel = u.rel AND e.rowno = u.rowno);
 	-- the rows that the rows of tables decided 'all' reference, transitively:
 	-- they come in as those rows' parents, whoever's they are (the issue's
 	-- "a table whose rows come in only as parents of other tenants' rows is
@@ -676,7 +800,10 @@ BEGIN
 	FROM loaded l JOIN realgen.row r ON r.rel = l.rel AND r.key = l.key JOIN realgen.tbl tb ON tb.rel = l.rel
 	WHERE r.tenant <> 1 AND coalesce(decided ->> tb.name, '') <> 'all'
 	  AND NOT EXISTS (SELECT 1 FROM needed n WHERE n.rel = r.rel AND n.rowno = r.rowno)
-	  AND (r.rel = trel OR EXISTS (SELECT 1 FROM realgen.link k WHERE k.child = r.rel AND k.child_rowno = r.rowno))
+	  AND (r.rel = trel OR EXISTS (SELECT 1 FROM realgen.link k WHERE k.child = r.rel AND k.child_rowno = r.rowno)
+		   -- a delegated type's row: its record's
+		   OR EXISTS (SELECT 1 FROM realgen.link k JOIN realgen.edge ed ON ed.id = k.edge
+					  WHERE k.parent = r.rel AND k.parent_rowno = r.rowno AND ed.delegated))
 	GROUP BY tb.name;
 	RETURN QUERY
 	SELECT 'missing', tb.name, count(*), string_agg(DISTINCT r.key, ' ' ORDER BY r.key)
@@ -691,15 +818,58 @@ BEGIN
 	-- how the missing rows hang on the target: the kinds of the relations
 	-- that reach them (why they are missing, for the report)
 	RETURN QUERY
-	SELECT 'missing-via', tb.name, count(*), string_agg(DISTINCT format('%s %s.%s -> %s', k.kind, tb.name,
-														array_to_string(ed.cols, ','), coalesce(pt.name, '?')), '; ')
+	SELECT 'missing-via', tb.name, count(*), string_agg(DISTINCT v.v, '; ')
 	FROM expected e JOIN realgen.row r ON r.rel = e.rel AND r.rowno = e.rowno JOIN realgen.tbl tb ON tb.rel = e.rel
-	JOIN realgen.link k ON k.child = r.rel AND k.child_rowno = r.rowno
-	JOIN expected pe ON pe.rel = k.parent AND pe.rowno = k.parent_rowno
-	JOIN realgen.edge ed ON ed.id = k.edge LEFT JOIN realgen.tbl pt ON pt.rel = k.parent
+	CROSS JOIN LATERAL (
+		SELECT format('%s %s.%s -> %s', k.kind, tb.name, array_to_string(ed.cols, ','), coalesce(pt.name, '?'))
+		FROM realgen.link k JOIN expected pe ON pe.rel = k.parent AND pe.rowno = k.parent_rowno
+		JOIN realgen.edge ed ON ed.id = k.edge LEFT JOIN realgen.tbl pt ON pt.rel = k.parent
+		WHERE k.child = r.rel AND k.child_rowno = r.rowno
+		UNION ALL
+		SELECT format('%s %s.%s -> %s (a delegated type: up)', k.kind, ct.name, array_to_string(ed.cols, ','), tb.name)
+		FROM realgen.link k JOIN expected ce ON ce.rel = k.child AND ce.rowno = k.child_rowno
+		JOIN realgen.edge ed ON ed.id = k.edge AND ed.delegated JOIN realgen.tbl ct ON ct.rel = k.child
+		WHERE k.parent = r.rel AND k.parent_rowno = r.rowno) v(v)
 	WHERE NOT EXISTS (SELECT 1 FROM loaded l WHERE l.rel = r.rel AND l.key = r.key)
 	GROUP BY tb.name;
+	RETURN QUERY
+	SELECT 'refused', tb.name, count(*), string_agg(DISTINCT r.key, ' ' ORDER BY r.key)
+	FROM reachable e JOIN realgen.row r ON r.rel = e.rel AND r.rowno = e.rowno JOIN realgen.tbl tb ON tb.rel = e.rel
+	WHERE decided ->> tb.name = 'ignore'
+	GROUP BY tb.name;
+	RETURN QUERY
+	SELECT 'refused-via', tb.name, count(*), string_agg(DISTINCT v.v, '; ')
+	FROM reachable e JOIN realgen.row r ON r.rel = e.rel AND r.rowno = e.rowno JOIN realgen.tbl tb ON tb.rel = e.rel
+	CROSS JOIN LATERAL (
+		SELECT format('%s %s.%s -> %s', k.kind, tb.name, array_to_string(ed.cols, ','), coalesce(pt.name, '?'))
+		FROM realgen.link k JOIN reachable pe ON pe.rel = k.parent AND pe.rowno = k.parent_rowno
+		JOIN realgen.edge ed ON ed.id = k.edge LEFT JOIN realgen.tbl pt ON pt.rel = k.parent
+		WHERE k.child = r.rel AND k.child_rowno = r.rowno
+		UNION ALL
+		SELECT format('%s %s.%s -> %s (a delegated type: up)', k.kind, ct.name, array_to_string(ed.cols, ','), tb.name)
+		FROM realgen.link k JOIN reachable ce ON ce.rel = k.child AND ce.rowno = k.child_rowno
+		JOIN realgen.edge ed ON ed.id = k.edge AND ed.delegated JOIN realgen.tbl ct ON ct.rel = k.child
+		WHERE k.parent = r.rel AND k.parent_rowno = r.rowno) v(v)
+	WHERE decided ->> tb.name = 'ignore'
+	GROUP BY tb.name;
+	RETURN QUERY
+	SELECT 'missing-parent', tb.name, count(*), string_agg(DISTINCT r.key, ' ' ORDER BY r.key)
+	FROM up u JOIN realgen.row r ON r.rel = u.rel AND r.rowno = u.rowno JOIN realgen.tbl tb ON tb.rel = u.rel
+	WHERE NOT EXISTS (SELECT 1 FROM loaded l WHERE l.rel = r.rel AND l.key = r.key)
+	GROUP BY tb.name;
+	RETURN QUERY
+	SELECT 'missing-parent-via', tb.name, count(*), string_agg(DISTINCT format('%s %s.%s -> %s', k.kind, ct.name,
+														array_to_string(ed.cols, ','), tb.name), '; ')
+	FROM up u JOIN realgen.row r ON r.rel = u.rel AND r.rowno = u.rowno JOIN realgen.tbl tb ON tb.rel = u.rel
+	JOIN realgen.link k ON k.parent = r.rel AND k.parent_rowno = r.rowno
+	JOIN realgen.edge ed ON ed.id = k.edge JOIN realgen.tbl ct ON ct.rel = k.child
+	WHERE NOT EXISTS (SELECT 1 FROM loaded l WHERE l.rel = r.rel AND l.key = r.key)
+	  AND (EXISTS (SELECT 1 FROM expected e WHERE e.rel = k.child AND e.rowno = k.child_rowno)
+		   OR EXISTS (SELECT 1 FROM up u2 WHERE u2.rel = k.child AND u2.rowno = k.child_rowno))
+	GROUP BY tb.name;
 	DROP TABLE loaded;
+	DROP TABLE reachable;
 	DROP TABLE expected;
+	DROP TABLE up;
 	DROP TABLE needed;
 END $$;

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # test/t/subset_real_schemas.sh: tenant isolation on schemas nobody on this
-# project designed (issue 18): GitLab's and OpenStreetMap's published
-# db/structure.sql, from ../shared/data/real-schemas (skipped with a reason
-# where that is absent, as in a plain clone).
+# project designed (issues 18 and 36): GitLab's, OpenStreetMap's and
+# Maybe's (a personal-finance app: uuid keys, Rails delegated types)
+# published db/structure.sql, from ../shared/data/real-schemas (skipped
+# with a reason where that is absent, as in a plain clone).
 #
 # Each schema is loaded and filled by test/subset/realgen.sql, a generic
 # generator that reads the catalog: rows for three tenants, in FK order,
 # every parent a row of the same tenant, declared FKs, Rails <singular>_id
 # columns and polymorphic <x>_type/<x>_id pairs alike (it records each
 # row's tenant and the parent each relation points to).  Tables it cannot
-# fill (a CHECK it cannot meet) are listed.
+# fill (a CHECK it cannot meet) are listed.  The types of a polymorphic
+# pair that the catalog cannot tell (Maybe's delegated types) are given as
+# the application's models declare them (test/subset/realgen.sql, p_arms).
 #
 # Then, for each target (GitLab: organizations, namespaces, projects, users,
-# issues; OpenStreetMap: users): `exwiw schema generate --from-db`; the
-# tables the config leaves undecided ("needs_scope_decision": true) are
-# first exported as they are (the export must refuse them, naming them),
-# then decided by the rule below; tenant 1's rows of the target are
-# exported with the exwiw command, and the files are loaded, in file order,
+# issues; OpenStreetMap: users; Maybe: families): `exwiw schema generate
+# --from-db`; the tables the config leaves undecided ("needs_scope_decision":
+# true) and the polymorphic types it maps to no table
+# ("needs_table_decision") are first exported as they are (the export must
+# refuse them, naming them), then decided by the rule below; tenant 1's
+# rows of the target are exported with the exwiw command, and the files
+# are loaded, in file order,
 # as a non-superuser that owns an empty copy of the schema with every
 # constraint enforced.  Checks, each listing the tables it fails on:
 #   - every file loads;
@@ -26,13 +31,23 @@
 #     by the generator's relations or the config's belongs_tos (they come
 #     in as their parents, whoever's they are);
 #   - every row of tenant 1 reachable from the target rows by a relation of
-#     any kind, child-wards, is loaded (except in tables decided "ignore");
+#     any kind, child-wards, is loaded (except in tables decided "ignore").
+#     A delegated type's rows are their record's: "reachable" goes up such
+#     a pair too (Maybe: a tenant's account, its depository, and the rows
+#     below that); such rows in a table decided "ignore" (refused: no rule
+#     tied it) are counted apart ("refused rows");
+#   - every row those rows point to, transitively, is loaded ("missing
+#     parent rows": the load checks the declared foreign keys only, not a
+#     Rails column or a polymorphic pair);
 #   - no table goes out in full ("every row" in exwiw_plan's rule) that the
 #     config did not decide (Rails's own tables, schema_migrations and
 #     ar_internal_metadata, go out whole as the Ruby client sends them:
 #     counted apart).
+#   - Maybe: the first refusal names every decision (no table or type is
+#     refused again after those decisions are made: one round).
 # Per target it prints the tables scoped / decided in full / refused, the
-# rows, and the plan time (not asserted).
+# rows, and the plan time (not asserted).  A failure the planner is known
+# to have (issue 36, Maybe's) prints "known: ..." instead of failing.
 #
 # The decisions (the principled rule for undecided tables), per target: the
 # tables the export refuses (undecided, no rule ties them to the target)
@@ -40,9 +55,12 @@
 # those other tables' belongs_tos reference (they cannot be left out: the
 # rows that reference them would not load), which are decided "export":
 # "all"; then the export runs again.  Their counts are printed.  Tables
-# the config writes "export": "all" are kept so.  Undecided masks are decided as the
-# catalog proposes ("needs_mask_decision": false, the mask kept): masks
-# are not what this test is about.
+# the config writes "export": "all" are kept so.  A polymorphic type that
+# maps to no table gets "ignore": true on its arm (a model that is gone:
+# where the generator's rows do use it, the rows are counted missing).
+# Undecided masks are decided as the catalog proposes
+# ("needs_mask_decision": false, the mask kept): masks are not what this
+# test is about.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/subset/lib.sh"
@@ -52,6 +70,7 @@ if [ ! -f "$data/gitlab-structure.sql.gz" ] || [ ! -f "$data/openstreetmap-struc
 	echo "skipped: no real schemas at $data (../shared/data is not beside this checkout)"
 	exit 0
 fi
+# (Maybe's schema, where it is absent, is skipped alone, below)
 # The same planner on every server: the real schemas (minutes, mostly
 # GitLab's fill) run on Debian's packaged server only, unless asked for.
 if [ "${PG_MAJOR:-15}" != 15 ] && [ "${EXWIW_REAL_ALL:-0}" != 1 ]; then
@@ -61,7 +80,8 @@ fi
 cli_init real
 export PGOPTIONS='-c client_min_messages=warning'
 per_tenant=${EXWIW_REAL_ROWS:-2}
-only=${EXWIW_REAL_ONLY:-}	# "osm" or "gitlab": one schema (for a quick look)
+only=${EXWIW_REAL_ONLY:-}	# "osm", "gitlab" or "maybe": one schema (for a quick look)
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 # The generator's figures and the tables it could not fill.
 gen_report() {
@@ -73,13 +93,18 @@ SELECT format('generated: %s rows in %s of %s tables (%s rows set by a second pa
 	(SELECT string_agg(format('%s %s', n, kind), ', ') FROM (SELECT kind, count(*) n FROM realgen.edge GROUP BY 1 ORDER BY 1) e));
 SELECT format('  not filled (%s): %s', count(*), string_agg(name || ' (' || left(status, 90) || ')', ', ' ORDER BY name))
 FROM realgen.tbl WHERE status <> 'filled' HAVING count(*) > 0;
+SELECT format('  types given (%s pairs): %s', count(*), string_agg(format('%s.%s -> %s', c.name, e.type_col, array_to_string(e.arms, ' ')), '; ' ORDER BY c.name))
+FROM realgen.edge e JOIN realgen.tbl c ON c.rel = e.child WHERE e.arms IS NOT NULL HAVING count(*) > 0;
+SELECT '  ' || msg FROM realgen.log WHERE msg LIKE 'arms:%';
 SQL
 }
 
-# setup_schema NAME FILE: NAME_src (the schema, filled), NAME_dst (an empty
-# copy owned by NAME_loader), the schema config in $work/NAME-schema
+# setup_schema NAME FILE [ARMS [ROWS]]: NAME_src (the schema, filled; ARMS
+# the types of polymorphic pairs, realgen.fill's p_arms; ROWS per tenant,
+# default $per_tenant), NAME_dst (an empty copy owned by NAME_loader), the
+# schema config in $work/NAME-schema
 setup_schema() {
-	local name=$1 file=$2 t0
+	local name=$1 file=$2 arms=${3:-'{}'} rows=${4:-$per_tenant} t0
 	psql -X -q -v ON_ERROR_STOP=1 <<SQL
 DROP DATABASE IF EXISTS ${name}_src;
 DROP DATABASE IF EXISTS ${name}_dst;
@@ -91,7 +116,9 @@ SQL
 	t0=$SECONDS
 	zcat "$file" | psql -X -q -v ON_ERROR_STOP=1 -d "${name}_src" >/dev/null
 	psql -X -q -v ON_ERROR_STOP=1 -d "${name}_src" -c "CREATE EXTENSION exwiw" -f "$root/test/subset/realgen.sql"
-	psql -X -q -At -v ON_ERROR_STOP=1 -d "${name}_src" -c "SELECT realgen.fill($per_tenant)" >/dev/null
+	psql -X -q -At -v ON_ERROR_STOP=1 -d "${name}_src" -v arms="$arms" >/dev/null <<SQL
+SELECT realgen.fill($rows, :'arms');
+SQL
 	echo "$name: loaded and filled in $((SECONDS - t0)) s"
 	gen_report "${name}_src"
 	# the empty copy: the schema as the generator left it (it adds DEFAULT
@@ -124,6 +151,25 @@ masks() {
 		"\"needs_scope_decision\": true for $undecided"
 }
 
+# check LABEL KEY MESSAGE: a failed check.  KEY names it (rounds, load:TABLE,
+# full:TABLE, leak:TABLE, missing:TABLE, refused:TABLE,
+# missing-parent:TABLE): one of
+# $known, the failures the planner is known to have (issue 36), prints
+# "known: ..." and does not fail the test; any other is not ok.
+known=
+seen_known=
+one_round=0
+check() {
+	local label=$1 key=$2
+	shift 2
+	if [[ " $known " == *" $key "* ]]; then
+		echo "known: $label: $* (issue 36)"
+		seen_known="$seen_known $key"
+	else
+		not_ok "$label: $*"
+	fi
+}
+
 # decided_json NAME IGNORED-FILE ALL-FILE: the decisions as JSON, table -> all | ignore
 decided_json() {
 	local name=$1 ignored=$2 all=$3
@@ -135,6 +181,7 @@ run_target() {
 	local name=$1 target=$2 ids out rc t0 t1 plan_ms files f
 	local failed_files=()
 	local label="$name/$target"
+	seen_known=
 	ids=$(psql -X -At -d "${name}_src" -c "SELECT string_agg(r.key, ',' ORDER BY r.rowno) FROM realgen.row r JOIN realgen.tbl t ON t.rel = r.rel WHERE t.name = '$target' AND r.tenant = 1")
 	if [ -z "$ids" ]; then
 		not_ok "$label: the generator made no row of tenant 1 in $target"
@@ -155,14 +202,44 @@ run_target() {
 	"${env[@]}" exwiw --target-table="$target" --ids="$ids" --schema-dir="$cfgdir" \
 		-o "$out" --quiet >/dev/null 2>"$work/err" || rc=$?
 	t1=$(date +%s%N)
-	local nrefused=0 round=0
+	local nrefused=0 narms=0 round=0 again=
 	: >"$work/referenced.txt"
-	while [ $rc -ne 0 ] && grep -q 'need.* a scope decision' "$work/err" && [ $round -lt 3 ]; do
+	: >"$work/arms-ignored.txt"
+	while [ $rc -ne 0 ] && grep -qE 'need.* a scope decision|map.* to no table|needs [0-9]+ decisions' "$work/err" &&
+		[ $round -lt 3 ]; do
 		round=$((round + 1))
-		sed -n 's/.*Undecided: \(.*\)\. No rule ties.*/\1/p' "$work/err" | tr ',' '\n' | sed 's/^ *//; /^$/d' |
-			LC_ALL=C sort -u >"$work/refused.txt"
+		# the tables (one kind of decision: "Undecided: ..."; several: a
+		# line each)
+		sed -n -e 's/.*Undecided: \(.*\)\. No rule ties.*/\1/p' \
+			-e 's/.*Tables that need a scope decision: \(.*\)\. No rule ties.*/\1/p' "$work/err" |
+			tr ',' '\n' | sed 's/^ *//; /^$/d' | LC_ALL=C sort -u >"$work/refused.txt"
+		# the polymorphic types that map to no table: table.column = 'Type'
+		{ sed -n -e 's/.*Undecided: \(.*\)\. Their rows would be exported without.*/\1/p' \
+			-e 's/.*Polymorphic types that map to no table: \(.*\)\. Their rows would.*/\1/p' "$work/err" |
+			grep -oE "[A-Za-z0-9_\"]+\.[A-Za-z0-9_\"]+ = '([^']|'')*'" || true; } | LC_ALL=C sort -u >"$work/arms-refused.txt"
 		nrefused=$((nrefused + $(wc -l <"$work/refused.txt")))
-		ok "$label: the export refuses $(wc -l <"$work/refused.txt") undecided tables, naming them: $(grep -m1 'error' "$work/err" | cut -c1-100)"
+		narms=$((narms + $(wc -l <"$work/arms-refused.txt")))
+		[ $round -eq 1 ] ||
+			again="$again round $round: $(cat "$work/refused.txt" "$work/arms-refused.txt" | paste -sd' ' | cut -c1-300);"
+		ok "$label: the export refuses $(wc -l <"$work/refused.txt") undecided tables and" \
+			"$(wc -l <"$work/arms-refused.txt") types that map to no table, naming them: $(grep -m1 'error' "$work/err" | cut -c1-100)"
+		# a type that maps to no table: "ignore": true on its arm
+		cat "$work/arms-refused.txt" >>"$work/arms-ignored.txt"
+		python3 - "$cfgdir" "$work/arms-refused.txt" <<'PY'
+import json, re, sys
+cfgdir, arms = sys.argv[1], sys.argv[2]
+for line in open(arms):
+	m = re.match(r'"?([^".]+)"?\."?([^".]+)"? = \'(.*)\'$', line.strip())
+	table, col, value = m.group(1), m.group(2), m.group(3).replace("''", "'")
+	path = "%s/%s.json" % (cfgdir, table)
+	cfg = json.load(open(path))
+	for bt in cfg.get("belongs_tos", []):
+		if bt.get("foreign_type") == col and bt.get("type_value") == value and bt.pop("needs_table_decision", False):
+			bt["ignore"] = True
+	with open(path, "w") as f:
+		json.dump(cfg, f, indent=2, ensure_ascii=False)
+		f.write("\n")
+PY
 		while read -r f; do
 			if grep -lF "\"table_name\": \"$f\"" "$cfgdir"/*.json | grep -qvF "/$f.json"; then
 				# a parent of other tables: its rows are referenced, so it
@@ -183,9 +260,19 @@ run_target() {
 			-o "$out" --quiet >/dev/null 2>"$work/err" || rc=$?
 		t1=$(date +%s%N)
 	done
-	if [ "$nrefused" -gt 0 ]; then
+	if [ "$nrefused" -gt 0 ] || [ "$narms" -gt 0 ]; then
 		echo "$label: decided: $(wc -l <"$work/ignored.txt") \"ignore\": true ($(paste -sd' ' "$work/ignored.txt" | cut -c1-300))," \
-			"$(wc -l <"$work/referenced.txt") \"export\": \"all\" as parents of other tables ($(paste -sd' ' "$work/referenced.txt" | cut -c1-300))"
+			"$(wc -l <"$work/referenced.txt") \"export\": \"all\" as parents of other tables ($(paste -sd' ' "$work/referenced.txt" | cut -c1-300))," \
+			"$narms types \"ignore\": true on their arm ($(paste -sd' ' "$work/arms-ignored.txt" | cut -c1-300))"
+	fi
+	# every decision named at once: the export after them refuses nothing
+	# new (asserted where $one_round is 1: Maybe, issue 36)
+	if [ -n "$again" ] && [ "$one_round" = 1 ]; then
+		check "$label" rounds "the export refuses again after the first refusal's decisions ($round refusals):$again"
+	elif [ -n "$again" ]; then
+		echo "note: $label: the export refuses again after the first refusal's decisions ($round refusals):$again"
+	elif [ "$round" -gt 0 ]; then
+		ok "$label: the first refusal named every decision (the export after them refuses nothing)"
 	fi
 	if [ $rc -ne 0 ]; then
 		not_ok "$label: the export fails: $(head -c 400 "$work/err")"
@@ -237,44 +324,61 @@ SQL
 	if [ ${#failed_files[@]} -eq 0 ]; then
 		ok "$label: every file loads as a non-superuser owner with every constraint enforced"
 	else
-		not_ok "$label: ${#failed_files[@]} of $files files do not load:"
-		printf '    %s\n' "${failed_files[@]}"
+		for f in "${failed_files[@]}"; do
+			# insert-NNN-TABLE.sql: ERROR...
+			check "$label" "load:$(echo "$f" | sed 's/^[a-z]*-[0-9]*-\([^.]*\)\..*/\1/')" "a file does not load: $f"
+		done
 	fi
 	if [ -z "$full_undecided" ]; then
 		ok "$label: no table goes out in full without a decision"
 	else
-		not_ok "$label: $(echo "$full_undecided" | wc -l) tables go out in full without a decision: $(echo "$full_undecided" | tr '\n' ' ')"
+		for f in $full_undecided; do
+			check "$label" "full:$f" "table $f goes out in full without a decision"
+		done
 	fi
 	# 4. the rows
 	psql -X -At -F '|' -v ON_ERROR_STOP=1 -d "${name}_dst" >"$work/check.txt" <<SQL
 \\set cfg \`cat '$work/cfg.json'\`
 SELECT * FROM realgen.check('$target', '$(cat "$work/$name-decided.json")', :'cfg') ORDER BY 1, 2;
 SQL
-	local kind n
-	for kind in leak missing unknown; do
+	local kind n t c keys via
+	for kind in leak missing refused missing-parent unknown; do
 		n=$(grep -c "^$kind|" "$work/check.txt" || true)
 		if [ "$n" -eq 0 ]; then
 			[ $kind = unknown ] || ok "$label: no $kind rows"
 			continue
 		fi
 		local msg="$label: $kind rows in $n tables ($(grep "^$kind|" "$work/check.txt" | awk -F'|' '{s += $3} END {print s}') rows)"
-		if [ $kind = unknown ]; then echo "note: $msg (rows the generator did not make, e.g. a schema file's own)"; else not_ok "$msg:"; fi
-		grep "^$kind|" "$work/check.txt" | cut -d'|' -f2- | while IFS='|' read -r t c keys; do
-			local via=
-			[ $kind = missing ] && via=$(grep "^missing-via|$t|" "$work/check.txt" | cut -d'|' -f4 | cut -c1-160)
-			printf '    %s: %s (keys %s)%s\n' "$t" "$c" "$(echo "$keys" | cut -c1-60)" "${via:+; via $via}"
-		done
+		if [ $kind = unknown ]; then
+			echo "note: $msg (rows the generator did not make, e.g. a schema file's own)"
+			grep "^$kind|" "$work/check.txt" | cut -d'|' -f2- | while IFS='|' read -r t c keys; do
+				printf '    %s: %s (keys %s)\n' "$t" "$c" "$(echo "$keys" | cut -c1-60)"
+			done
+			continue
+		fi
+		# a line per table: known (issue 36) or not ok
+		while IFS='|' read -r t c keys; do
+			via=
+			[ $kind = leak ] || via=$(grep "^$kind-via|$t|" "$work/check.txt" | cut -d'|' -f4 | cut -c1-200)
+			check "$label" "$kind:$t" "$kind rows in $t: $c (keys $(echo "$keys" | cut -c1-80))${via:+; via $via}"
+		done < <(grep "^$kind|" "$work/check.txt" | cut -d'|' -f2-)
+		echo "$msg"
+	done
+	# a known failure that no longer happens: the planner meets it now
+	for t in $known; do
+		[[ " $seen_known " == *" $t "* ]] ||
+			echo "note: $label: known failure $t (issue 36) did not happen: take it off the known list"
 	done
 	cp "$work/check.txt" "$work/$name-$target.check"
 }
 
 t_all=$SECONDS
-if [ "$only" != gitlab ]; then
+if want osm; then
 	setup_schema osm "$data/openstreetmap-structure.sql.gz"
 	masks osm
 	run_target osm users
 fi
-if [ "$only" != osm ]; then
+if want gitlab; then
 	setup_schema gitlab "$data/gitlab-structure.sql.gz"
 	masks gitlab
 	# Known failures (issue 18, open): with these targets some rows of other
@@ -292,9 +396,55 @@ if [ "$only" != osm ]; then
 		fi
 	done
 fi
+if want maybe; then
+	if [ ! -f "$data/maybe-structure.sql.gz" ]; then
+		echo "skipped: maybe: no $data/maybe-structure.sql.gz"
+	else
+		t0=$SECONDS
+		# The types of Maybe's polymorphic pairs, as its models declare them
+		# (maybe-finance/maybe, app/models: `delegated_type :accountable,
+		# types: Accountable::TYPES`, `delegated_type :entryable, ...`;
+		# Syncable in Account, PlaidItem, Family; Enrichable in Account and
+		# Entry and their delegates; `as: :mappable` in Account, Category,
+		# Tag; `as: :taggable` in Transaction; `as: :addressable` in
+		# Property; has_one_attached in Account, FamilyExport, PlaidItem,
+		# User; Doorkeeper's application owner, a User): the catalog does
+		# not say, and the generator cannot tell a delegated type's tables.
+		# 3 rows per tenant: the third of a delegated type's table has no
+		# relation of its own (a transaction without category or merchant:
+		# only its entry ties it)
+		setup_schema maybe "$data/maybe-structure.sql.gz" '{
+			"accounts.accountable_type": {"delegated": ["Depository", "Investment", "Crypto", "Property", "Vehicle",
+														"OtherAsset", "CreditCard", "Loan", "OtherLiability"]},
+			"entries.entryable_type": {"delegated": ["Valuation", "Transaction", "Trade"]},
+			"syncs.syncable_type": ["Account", "PlaidItem", "Family"],
+			"data_enrichments.enrichable_type": ["Account", "Entry", "Transaction"],
+			"import_mappings.mappable_type": ["Account", "Category", "Tag"],
+			"taggings.taggable_type": ["Transaction"],
+			"addresses.addressable_type": ["Property"],
+			"active_storage_attachments.record_type": ["Account", "FamilyExport", "PlaidItem", "User"],
+			"oauth_applications.owner_type": ["User"]}' "${EXWIW_REAL_ROWS:-3}"
+		masks maybe
+		# Known failures (issue 36, open; EXWIW_REAL_KNOWN= asserts them):
+		# - refused:addresses: a table whose one belongs_to is a polymorphic
+		#   arm to a table with only referenced rows (a delegated type's
+		#   properties) is refused, where a plain column to it cascades;
+		#   no decision exports the addresses of the exported properties;
+		# - missing:transfers, rejected_transfers, data_enrichments: the
+		#   children of a transaction that only its entry ties (no category,
+		#   no merchant: rows that come in as the parents of exported rows)
+		#   are not exported.
+		known=${EXWIW_REAL_KNOWN-refused:addresses missing:transfers missing:rejected_transfers missing:data_enrichments}
+		one_round=1
+		run_target maybe families
+		known=
+		one_round=0
+		echo "maybe: $((SECONDS - t0)) s"
+	fi
+fi
 echo "subset_real_schemas: $((SECONDS - t_all)) s"
 if [ -z "${EXWIW_REAL_KEEP:-}" ]; then
-	for name in osm gitlab; do
+	for name in osm gitlab maybe; do
 		psql -X -q -c "DROP DATABASE IF EXISTS ${name}_src" -c "DROP DATABASE IF EXISTS ${name}_dst" \
 			-c "DROP ROLE IF EXISTS ${name}_loader"
 	done
