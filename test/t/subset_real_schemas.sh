@@ -426,15 +426,11 @@ if want maybe; then
 			"oauth_applications.owner_type": ["User"]}' "${EXWIW_REAL_ROWS:-3}"
 		masks maybe
 		# Known failures (issue 36, open; EXWIW_REAL_KNOWN= asserts them):
-		# - refused:addresses: a table whose one belongs_to is a polymorphic
-		#   arm to a table with only referenced rows (a delegated type's
-		#   properties) is refused, where a plain column to it cascades;
-		#   no decision exports the addresses of the exported properties;
 		# - missing:transfers, rejected_transfers, data_enrichments: the
 		#   children of a transaction that only its entry ties (no category,
 		#   no merchant: rows that come in as the parents of exported rows)
 		#   are not exported.
-		known=${EXWIW_REAL_KNOWN-refused:addresses missing:transfers missing:rejected_transfers missing:data_enrichments}
+		known=${EXWIW_REAL_KNOWN-missing:transfers missing:rejected_transfers missing:data_enrichments}
 		one_round=1
 		run_target maybe families
 		known=
