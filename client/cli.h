@@ -471,7 +471,8 @@ typedef struct ProgressFile
 
 typedef struct Progress Progress;
 
-extern Progress *progress_start(ProgressFile *files, int nfiles, bool enabled);
+extern Progress *progress_start(ProgressFile *files, int nfiles, bool enabled,
+								bool summary);
 extern void progress_file_started(Progress *p, int seq, const char *name);
 extern void progress_file_pending(Progress *p, int seq);
 extern void progress_file_update(Progress *p, int seq, long rows, long bytes);

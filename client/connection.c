@@ -193,6 +193,32 @@ exit_if_cancelled(void)
 }
 
 /*
+ * seen_before
+ *		Was this message (with this detail) already printed in this run?  The
+ *		connections of a parallel export each compute the row sets, and the
+ *		server says the same thing to each: it is printed once.  Remembers
+ *		it otherwise.  A run prints a handful of messages: a list will do.
+ */
+static bool
+seen_before(const char *msg, const char *detail)
+{
+	static char **seen = NULL;
+	static int	nseen = 0;
+	char	   *key = psprintf("%s\n%s", msg, detail ? detail : "");
+	int			i;
+
+	for (i = 0; i < nseen; i++)
+		if (strcmp(seen[i], key) == 0)
+		{
+			pg_free(key);
+			return true;
+		}
+	seen = pg_realloc(seen, sizeof(char *) * (nseen + 1));
+	seen[nseen++] = key;
+	return false;
+}
+
+/*
  * notice_receiver
  *		The server's NOTICEs and WARNINGs, in the client's style.
  */
@@ -205,7 +231,7 @@ notice_receiver(void *arg, const PGresult *res)
 	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
 	bool		warning = (sev != NULL && strcmp(sev, "WARNING") == 0);
 
-	if (msg == NULL)
+	if (msg == NULL || seen_before(msg, detail))
 		return;
 	if (warning)
 	{
@@ -292,8 +318,9 @@ exwiw_connect(const CliOptions *opts, const char *purpose)
 		PQclear(exec_params_checked(conn, "SELECT pg_catalog.set_config('exwiw.rails_env', $1, false)",
 									1, values, "setting exwiw.rails_env (--rails-env)"));
 	}
+	/* on a terminal or not: cron and CI logs need them most */
 	show_notices = (__pg_log_level <= PG_LOG_DEBUG ||
-					(isatty(fileno(stderr)) && !opts->quiet &&
+					(!opts->quiet &&
 					 strcmp(opts->log_level ? opts->log_level : "info", "info") == 0));
 	if (PQparameterStatus(conn, "in_hot_standby") != NULL &&
 		strcmp(PQparameterStatus(conn, "in_hot_standby"), "on") == 0)

@@ -350,6 +350,9 @@ run_export(CliOptions *opts)
 	bool		show_progress = !opts->quiet && isatty(fileno(stderr)) &&
 		__pg_log_level <= PG_LOG_INFO;
 	bool		need_plan = show_progress || jobs > 1;
+
+	/* -v: the summary line off a terminal too, as pg_dump -v prints */
+	bool		summary = !opts->quiet && opts->show_plans;
 	ExportStream *streams;
 	ExportRun	run = {0};
 	StreamSink	sink = {0};
@@ -483,13 +486,13 @@ run_export(CliOptions *opts)
 			pfiles[i].est_bytes = plan->files[i].cost;
 		}
 	}
-	run.progress = progress_start(pfiles, nfiles, show_progress);
+	run.progress = progress_start(pfiles, nfiles, show_progress, summary);
 	run.streams = streams;
 	run.nstreams = jobs;
 	sink.dir = temp;
 	sink.format = strcmp(export_format_name(opts), "copy") == 0 ? EXPORT_FORMAT_COPY :
 		strcmp(export_format_name(opts), "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
-	sink.count_rows = show_progress;
+	sink.count_rows = show_progress || summary;
 	sink.file_started = on_file_started;
 	sink.file_finished = on_file_finished;
 	sink.tick = on_tick;

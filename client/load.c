@@ -837,7 +837,8 @@ run_load(CliOptions *opts)
 		run.pfiles[i].est_bytes = run.files[i].size;
 	}
 	run.progress = progress_start(run.pfiles, nfiles,
-								  isatty(fileno(stderr)) && !opts->quiet);
+								  isatty(fileno(stderr)) && !opts->quiet,
+								  !opts->quiet && opts->show_plans);
 
 	if (jobs > 1)
 	{

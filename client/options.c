@@ -234,6 +234,8 @@ usage_export(void)
 		   "                                     EXWIW_OUTPUT_DIR, EXWIW_IDS, ... in its environment\n"
 		   "                                     (.rb hooks are the Ruby client's only)\n"
 		   "    -q, --quiet                      No progress display, no summary: only errors\n"
+		   "    -v, --verbose                    The summary line also when stderr is not a\n"
+		   "                                     terminal\n"
 		   "    Progress (per table rows and bytes against the estimate, an overall bar\n"
 		   "    with an ETA, and a summary line) is shown on stderr when it is a terminal.\n"
 		   "\n");
@@ -310,6 +312,8 @@ usage_load(void)
 		   "                                     skipped (ON CONFLICT DO NOTHING), to load a second\n"
 		   "                                     tenant into one database\n"
 		   "    -q, --quiet                      No progress display, no summary: only errors\n"
+		   "    -v, --verbose                    The summary line also when stderr is not a\n"
+		   "                                     terminal\n"
 		   "    The first error stops the load, naming the file and line; exit status 1.\n"
 		   "\n");
 }
@@ -1301,9 +1305,10 @@ check_options(CliOptions *opts)
 			exit(1);
 		}
 	}
-	else if (opts->analyze || opts->show_plans || opts->explain_format)
+	else if (opts->analyze || opts->explain_format ||
+			 (opts->show_plans && opts->command != CMD_EXPORT && opts->command != CMD_LOAD))
 	{
-		pg_log_error("--analyze, --verbose and --format apply to the explain subcommand only");
+		pg_log_error("--analyze and --format apply to the explain subcommand only, --verbose to explain, export and load");
 		exit(1);
 	}
 	if (opts->explain_format && strcmp(opts->explain_format, "text") != 0 &&

@@ -31,7 +31,8 @@
 
 struct Progress
 {
-	bool		enabled;
+	bool		enabled;		/* the live lines (a terminal) */
+	bool		summary;		/* the summary line at the end */
 	ProgressFile *files;
 	int			nfiles;
 	int			drawn_lines;	/* live lines on the screen now */
@@ -178,9 +179,10 @@ progress_clear(Progress *p)
 {
 	if (p == NULL)
 		p = active_progress;
-	if (p == NULL || !p->enabled)
+	if (p == NULL || !p->summary)
 		return;
-	clear_live(p);
+	if (p->enabled)
+		clear_live(p);
 	fflush(stderr);
 }
 
@@ -196,14 +198,17 @@ logging_pre_callback(void)
 
 /*
  * progress_start
- *		Begin a display over these files (which it keeps).
+ *		Begin a display over these files (which it keeps): the live lines
+ *		when enabled (a terminal), and the summary line at the end when
+ *		enabled or summary (-v, as pg_dump -v: also off a terminal).
  */
 Progress *
-progress_start(ProgressFile *files, int nfiles, bool enabled)
+progress_start(ProgressFile *files, int nfiles, bool enabled, bool summary)
 {
 	Progress   *p = pg_malloc0(sizeof(Progress));
 
 	p->enabled = enabled && files != NULL;
+	p->summary = summary || p->enabled;
 	p->files = files;
 	p->nfiles = nfiles;
 	p->started = now_seconds();
@@ -414,16 +419,20 @@ finish_summary(Progress *p, const char *verb, const char *preposition,
 	char		b1[32],
 				b2[32];
 
-	if (p == NULL || !p->enabled)
+	if (p == NULL || !p->summary)
 		return;
-	clear_live(p);
+	if (p->enabled)
+		clear_live(p);
 	format_count(b1, sizeof(b1), rows);
 	format_bytes(b2, sizeof(b2), bytes);
 	fprintf(stderr, "exwiw: %s %d files, %s rows, %s %s %s in %.2f s\n",
 			verb, files, b1, b2, preposition, dir, now_seconds() - p->started);
 	fflush(stderr);
-	active_progress = NULL;
-	pg_logging_set_pre_callback(NULL);
+	if (p->enabled)
+	{
+		active_progress = NULL;
+		pg_logging_set_pre_callback(NULL);
+	}
 }
 
 /*

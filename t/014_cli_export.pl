@@ -14,7 +14,8 @@
 # - The YAML run config (./exwiw.yml, -c FILE; flags win; paths relative
 #   to the file), connection by flags, by a conninfo string (--dbname), by
 #   the environment; --after-insert-hook and its environment; --help,
-#   --version, no arguments; nothing on stderr when it is not a terminal.
+#   --version, no arguments; off a terminal no progress display, and the
+#   server's notices each once, whatever -j; -v prints the summary line.
 use strict;
 use warnings FATAL => 'all';
 
@@ -119,7 +120,13 @@ sub compare
 		diag("exit $rc\n$err");
 		return;
 	}
-	is($err, '', "$label: stderr is not a terminal: exwiw prints nothing on it");
+	# off a terminal: the server's notices about the data, each once
+	# however many connections computed the sets, and no progress display
+	unlike($err, qr/[\r\e]/, "$label: stderr is not a terminal: no progress display");
+	my %seen;
+	$seen{$_}++ for grep { !/^exwiw: (detail|hint): / } split /\n/, $err;
+	is(join("\n", grep { $seen{$_} > 1 } sort keys %seen),
+		'', "$label: each message once, with -j $jobs");
 	my $n = -d "$work/cli" ? scalar(visible("$work/cli")) : 0;
 	ok(same_dirs("$work/recipe", "$work/cli"),
 		"$label: $n files, byte-identical to the SQL recipe")
@@ -147,6 +154,28 @@ for my $fmt (qw(insert copy jsonl))
 		  visible("$work/cli") : ();
 		ok(@ab, "shapes $fmt -j $j: the table \"a/b\" has its file (@ab)");
 	}
+}
+
+# -v: the summary line off a terminal, as pg_dump -v users expect
+{
+	local $ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+	rmtree("$work/verbose");
+	my ($rc, $out, $err) = run_cmd(
+		[
+			'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1,2',
+			"--schema-dir=$work/shop-schema", '--allow-undecided', '-v',
+			'-o', "$work/verbose"
+		]);
+	is($rc, 0, '-v: the export') or diag($err);
+	like($err, qr/^exwiw: wrote \d+ files, [\d,]+ rows, [\d.]+ [kMG]?B to \Q$work\E\/verbose in [\d.]+ s$/m,
+		'-v off a terminal: the summary line') or diag($err);
+	($rc, $out, $err) = run_cmd(
+		[
+			'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1,2',
+			"--schema-dir=$work/shop-schema", '--allow-undecided',
+			'-o', "$work/verbose", '--force'
+		]);
+	unlike($err, qr/^exwiw: wrote/m, 'without -v off a terminal: no summary line');
 }
 
 # --with-schema: the schema file loads twice, then the data

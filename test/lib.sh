@@ -40,10 +40,16 @@ EXWIW_PG_CACHE=${EXWIW_PG_CACHE:-/var/cache/exwiw}
 # EXWIW_PG_CASSERT=" " builds every major as a release, for benchmarks (a
 # build with assertions is no place to time anything).
 EXWIW_PG_CASSERT=${EXWIW_PG_CASSERT:-" 18 "}
-# The deb-src suites that hold postgresql-N source packages, and the file
-# that enables them (deb-src only: no binary package of those suites).
+# The deb-src suites that hold postgresql-N source packages, and apt's
+# files for them, private to the cache: a sources file and package lists of
+# their own, which apt reads only where exwiw_apt_src passes them (deb-src
+# only: no binary package of those suites), so that the machine's
+# /etc/apt stays as it was.
 EXWIW_PG_SRC_SUITES="trixie sid"
-EXWIW_PG_SRC_LIST=/etc/apt/sources.list.d/exwiw-postgresql-src.sources
+EXWIW_PG_SRC_DIR=$EXWIW_PG_CACHE/apt
+EXWIW_PG_SRC_LIST=$EXWIW_PG_SRC_DIR/postgresql-src.sources
+# what an earlier version wrote into the machine's apt sources
+EXWIW_PG_SRC_OLD_LIST=/etc/apt/sources.list.d/exwiw-postgresql-src.sources
 # exwiw_pgbuild's status when Debian has no source of that major to build
 # (EX_UNAVAILABLE): test/matrix reports that server as skipped.
 EXWIW_PG_UNAVAILABLE=69
@@ -175,40 +181,57 @@ exwiw_pg_configure_flags() {
 	echo "$flags"
 }
 
-# exwiw_pg_src_list: write the deb-src file for EXWIW_PG_SRC_SUITES unless it
-# is there already.  Returns 1 when it was (re)written, so that the caller
+# exwiw_apt_src ARGS...: apt-get ARGS with the private deb-src sources and
+# lists only (EXWIW_PG_SRC_DIR).
+exwiw_apt_src() {
+	apt-get -o Dir::Etc::sourcelist="$EXWIW_PG_SRC_LIST" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$EXWIW_PG_SRC_DIR/lists" \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
+}
+
+# exwiw_pg_src_list: write the private deb-src file for EXWIW_PG_SRC_SUITES
+# unless it is there already (and remove the one an earlier version wrote
+# into /etc/apt).  Returns 1 when it was (re)written, so that the caller
 # updates its package lists.
 exwiw_pg_src_list() {
 	local want
+	if [ -f "$EXWIW_PG_SRC_OLD_LIST" ] && grep -q "Written by exwiw" "$EXWIW_PG_SRC_OLD_LIST"; then
+		exwiw_log "removing $EXWIW_PG_SRC_OLD_LIST (an earlier exwiw wrote it; the lists are private now)"
+		exwiw_sudo rm -f "$EXWIW_PG_SRC_OLD_LIST"
+	fi
 	want="# Written by exwiw's test/lib.sh (exwiw_pgbuild): Debian's source
 # packages only (deb-src), to build newer PostgreSQL majors on Debian 12.
-# No binary package of these suites is enabled.
+# Read by apt only through exwiw_apt_src; /etc/apt does not name it.
 Types: deb-src
 URIs: http://deb.debian.org/debian
 Suites: $EXWIW_PG_SRC_SUITES
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
-	if [ "$(cat "$EXWIW_PG_SRC_LIST" 2>/dev/null)" = "$want" ]; then
+	if [ "$(cat "$EXWIW_PG_SRC_LIST" 2>/dev/null)" = "$want" ] && [ -d "$EXWIW_PG_SRC_DIR/lists/partial" ]; then
 		return 0
 	fi
 	exwiw_log "writing $EXWIW_PG_SRC_LIST (deb-src $EXWIW_PG_SRC_SUITES)"
+	exwiw_sudo mkdir -p "$EXWIW_PG_SRC_DIR/lists/partial"
 	printf '%s\n' "$want" | exwiw_sudo tee "$EXWIW_PG_SRC_LIST" >/dev/null
 	return 1
 }
 
-# exwiw_pg_src_update: refresh the package lists of EXWIW_PG_SRC_LIST only
-# (the system's other lists are left as they are).
+# exwiw_pg_src_update: refresh the private package lists (the system's are
+# left as they are).
 exwiw_pg_src_update() {
-	exwiw_log "apt-get update (deb-src $EXWIW_PG_SRC_SUITES)"
-	exwiw_sudo apt-get update -qq -o DPkg::Lock::Timeout=600 \
-		-o Dir::Etc::sourcelist="$EXWIW_PG_SRC_LIST" -o Dir::Etc::sourceparts=- \
-		-o APT::Get::List-Cleanup=0 >/dev/null
+	exwiw_log "apt-get update (deb-src $EXWIW_PG_SRC_SUITES, lists in $EXWIW_PG_SRC_DIR)"
+	exwiw_sudo mkdir -p "$EXWIW_PG_SRC_DIR/lists/partial"
+	exwiw_sudo apt-get -o Dir::Etc::sourcelist="$EXWIW_PG_SRC_LIST" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$EXWIW_PG_SRC_DIR/lists" -o APT::Sandbox::User=root \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+		update -qq -o DPkg::Lock::Timeout=600 -o APT::Get::List-Cleanup=0 >/dev/null
+	exwiw_sudo chmod -R a+rX "$EXWIW_PG_SRC_DIR"
 }
 
 # exwiw_pg_src_version MAJOR: the version of the postgresql-MAJOR source
 # package that "apt-get source" would fetch; empty when there is none.
 exwiw_pg_src_version() {
-	apt-get source --print-uris -qq "postgresql-$1" 2>/dev/null |
+	exwiw_apt_src source --print-uris -qq "postgresql-$1" 2>/dev/null |
 		sed -n "s/^'[^']*' postgresql-$1_\(.*\)\.dsc .*/\1/p" | head -n 1
 }
 
@@ -265,12 +288,12 @@ exwiw_pgbuild_locked() {
 	work=$(mktemp -d "/tmp/exwiw-pgbuild-$major.XXXXXX")
 	chmod 755 "$work"
 	exwiw_log "  apt-get source --download-only postgresql-$major=$version (in $work)"
-	if ! (cd "$work" && apt-get source --download-only -qq "postgresql-$major=$version" >"$work/source.log" 2>&1); then
+	if ! (cd "$work" && exwiw_apt_src source --download-only -qq "postgresql-$major=$version" >"$work/source.log" 2>&1); then
 		# The lists may name a version that the mirror no longer has.
 		exwiw_pg_src_update
 		version=$(exwiw_pg_src_version "$major")
 		stamp="postgresql-$major $version; configure $flags"
-		if ! (cd "$work" && apt-get source --download-only -qq "postgresql-$major=$version" >"$work/source.log" 2>&1); then
+		if ! (cd "$work" && exwiw_apt_src source --download-only -qq "postgresql-$major=$version" >"$work/source.log" 2>&1); then
 			cat "$work/source.log" >&2
 			if grep -q "404 *Not Found" "$work/source.log"; then
 				# The index names it, but the mirror serves no such file.

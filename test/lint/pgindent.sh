@@ -8,12 +8,12 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 # the layout depends on neither the server nor the release: the host checks it
 if [ -n "${EXWIW_CHROOT:-}" ]; then
 	echo "skip: pgindent: checked on the host, not in the Debian $EXWIW_CHROOT root"
-	exit 0
+	exit 77
 fi
 out=$("$root/test/pgindent" --check 2>&1) && { echo "$out" | tail -1; exit 0; }
 if echo "$out" | grep -q "no postgresql-18 source package\|cannot get the source"; then
 	echo "skip: pgindent: $(echo "$out" | grep -m1 'source')"
-	exit 0
+	exit 77
 fi
 echo "$out"
 exit 1

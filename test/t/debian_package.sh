@@ -21,17 +21,17 @@ source "$root/test/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "skip: debian_package: needs root (dpkg -i)"
-	exit 0
+	exit 77
 fi
 if [ "${PG_MAJOR:-}" != "$EXWIW_PG_DEBIAN" ]; then
 	echo "skip: debian_package: PostgreSQL $PG_MAJOR is not Debian's packaged server ($EXWIW_PG_DEBIAN)"
-	exit 0
+	exit 77
 fi
 # In test/pgchroot's Debian 13 root it ran and passed (postgresql-17-exwiw);
 # CI leaves it to the host, for time (5 to 7 minutes a server).
 if [ -n "${EXWIW_CHROOT:-}" ] && [ "${EXWIW_DEB_IN_ROOT:-0}" != 1 ]; then
 	echo "skip: debian_package: run on the host (EXWIW_DEB_IN_ROOT=1 runs it in the Debian $EXWIW_CHROOT root too)"
-	exit 0
+	exit 77
 fi
 exwiw_apt_install debhelper postgresql-server-dev-all libpq-dev libyaml-dev groff-base
 

@@ -52,7 +52,7 @@
 source "$(dirname "$0")/../lib.sh"
 if [ -z "${EXWIW_BIN:-}" ]; then
 	echo "skip: fs_races: run it from test/run (EXWIW_BIN is not set)"
-	exit 0
+	exit 77
 fi
 PATH=$EXWIW_BIN:$PATH
 port=$((${PGPORT:-$(exwiw_port)} + 3))
