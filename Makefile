@@ -62,9 +62,20 @@ client:
 # only PostgreSQL's own tools): say how to reach the client.
 install-client: client
 	$(MAKE) -C client install PG_CONFIG=$(PG_CONFIG)
-	@echo "exwiw: installed $(bindir)/exwiw; to run it as \"exwiw\": ln -sf $(bindir)/exwiw /usr/local/bin/exwiw (the manual: MANPATH=$(mandir) man exwiw; completion: source client/exwiw.bash)"
+	@echo "exwiw: installed $(bindir)/exwiw; \"make install-bin\" links it and its manual into $(BIN_PREFIX) (on PATH and MANPATH: exwiw, man exwiw); completion: source client/exwiw.bash"
+
+# install-bin: the client and its manual where the default PATH and man
+# find them, as links into $(BIN_PREFIX) (/usr/local by default) to what
+# "make install" put beside PostgreSQL; uninstall-bin removes the links.
+BIN_PREFIX ?= /usr/local
+install-bin:
+	$(MKDIR_P) '$(DESTDIR)$(BIN_PREFIX)/bin' '$(DESTDIR)$(BIN_PREFIX)/share/man/man1'
+	ln -sf '$(bindir)/exwiw' '$(DESTDIR)$(BIN_PREFIX)/bin/exwiw'
+	ln -sf '$(mandir)/man1/exwiw.1' '$(DESTDIR)$(BIN_PREFIX)/share/man/man1/exwiw.1'
+uninstall-bin:
+	rm -f '$(DESTDIR)$(BIN_PREFIX)/bin/exwiw' '$(DESTDIR)$(BIN_PREFIX)/share/man/man1/exwiw.1'
 
 clean-client:
 	$(MAKE) -C client clean PG_CONFIG=$(PG_CONFIG)
 
-.PHONY: client install-client clean-client
+.PHONY: client install-client clean-client install-bin uninstall-bin
