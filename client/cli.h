@@ -43,6 +43,7 @@
  *	sql_split.c		an SQL file's statements and COPY data, as psql
  *					splits them, in the session's client encoding
  *	file_reader.c	a file's bytes, plain or decompressed (.gz, .zst)
+ *	file_writer.c	-Z: a file's bytes compressed as written (gzip, zstd)
  *
  *-------------------------------------------------------------------------
  */
@@ -171,6 +172,9 @@ typedef struct CliOptions
 	char	   *uri;			/* mongodb: refused */
 	int			jobs;			/* -j / --parallel-workers, -1 unset */
 	long		split_rows;		/* --split-rows, -1 unset */
+	int			compress_method;	/* -Z: COMPRESS_* */
+	int			compress_level; /* -Z's level, 0: the method's default */
+	bool		compress_given;
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
@@ -363,6 +367,9 @@ typedef struct OutFile
 	long		rows;			/* counted for progress, when asked */
 	long		bytes;
 	int			copy_state;		/* row counting state for COPY files */
+	int			compress_method;	/* COMPRESS_*: -Z */
+	int			compress_level;
+	struct FileCompressor *z;	/* its compressor, or NULL */
 } OutFile;
 
 typedef struct ExportStream
@@ -383,6 +390,8 @@ typedef struct StreamSink
 	const char *dir;			/* directory to write into */
 	int			format;			/* EXPORT_FORMAT_* for row counting */
 	bool		count_rows;
+	int			compress_method;	/* COMPRESS_*: the files' (-Z) */
+	int			compress_level;
 	void		(*file_started) (void *arg, ExportStream *s);
 	void		(*file_finished) (void *arg, ExportStream *s);
 	void		(*tick) (void *arg);
@@ -501,6 +510,22 @@ extern int	run_load(CliOptions *opts);
 /* ---------------------------------------------------------------- */
 /* sql_split.c                                                        */
 /* ---------------------------------------------------------------- */
+
+/* file_writer.c: -Z, a file's bytes compressed as they are written */
+#define COMPRESS_NONE	0
+#define COMPRESS_GZIP	1
+#define COMPRESS_ZSTD	2
+
+typedef struct FileCompressor FileCompressor;
+typedef void (*CompressorOut) (void *arg, const char *data, size_t len);
+
+extern bool compress_parse(const char *value, int *method, int *level,
+						   char **error);
+extern const char *compress_suffix(int method);
+extern FileCompressor * compressor_begin(int method, int level);
+extern void compressor_write(FileCompressor * c, const char *data, size_t len,
+							 CompressorOut out, void *arg);
+extern void compressor_end(FileCompressor * c, CompressorOut out, void *arg);
 
 /* file_reader.c: a file's bytes, decompressed as its name says */
 typedef struct FileReader FileReader;

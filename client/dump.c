@@ -397,6 +397,8 @@ run_dump(CliOptions *opts)
 			}
 		}
 		sink.dir = temp;
+		sink.compress_method = opts->compress_method;
+		sink.compress_level = opts->compress_level;
 		sink.format = strcmp(opts->dump_format, "copy") == 0 ? EXPORT_FORMAT_COPY :
 			strcmp(opts->dump_format, "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
 		stream_run(streams, jobs, &sink);

@@ -492,6 +492,8 @@ run_export(CliOptions *opts)
 	sink.dir = temp;
 	sink.format = strcmp(export_format_name(opts), "copy") == 0 ? EXPORT_FORMAT_COPY :
 		strcmp(export_format_name(opts), "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
+	sink.compress_method = opts->compress_method;
+	sink.compress_level = opts->compress_level;
 	sink.count_rows = show_progress || summary;
 	sink.file_started = on_file_started;
 	sink.file_finished = on_file_finished;

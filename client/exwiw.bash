@@ -9,7 +9,7 @@ _exwiw_options() {
 	echo "--host= --port= --user= --username= --database= --dbname= --password
 	--no-password --adapter= --target-table= --ids= --scope-column= --schema-dir=
 	--config= --output-dir= --force --output-format= --with-schema --exclude-schema= --rails-env=
-	--parallel-workers= --jobs= --split-rows= --allow-undecided --allow-missing-ids
+	--parallel-workers= --jobs= --split-rows= --compress= --allow-undecided --allow-missing-ids
 	--table= --query= --format= --rows-per-file= --rows=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
@@ -26,6 +26,7 @@ _exwiw_values() {
 		--log-level) COMPREPLY=($(compgen -W "debug info warn error" -- "$cur")) ;;
 		--fail-on) COMPREPLY=($(compgen -W "any stale" -- "$cur")) ;;
 		--on-conflict) COMPREPLY=($(compgen -W "error skip" -- "$cur")) ;;
+		--compress | -Z) COMPREPLY=($(compgen -W "gzip zstd none" -- "$cur")) ;;
 		--adapter | -a) COMPREPLY=($(compgen -W "postgresql" -- "$cur")) ;;
 		--schema-dir | --config-dir | --output-dir | -o) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		--config | -c | --after-insert-hook) COMPREPLY=($(compgen -f -- "$cur")) ;;
@@ -52,7 +53,7 @@ _exwiw() {
 		return 0
 	fi
 	case $prev in
-		--output-format | --log-level | --fail-on | --on-conflict | --adapter | -a | --schema-dir | \
+		--output-format | --log-level | --fail-on | --on-conflict | --compress | -Z | --adapter | -a | --schema-dir | \
 			--output-dir | -o | --config | -c | --after-insert-hook | --user | \
 			--username | -u | -U | --host | -h | --format)
 			_exwiw_values "$prev" "$cur"

@@ -58,6 +58,7 @@ enum
 	OPT_ALLOW_UNDECIDED,
 	OPT_ALLOW_MISSING_IDS,
 	OPT_SPLIT_ROWS,
+	OPT_COMPRESS,
 	OPT_ANALYZE,
 	OPT_TABLE,
 	OPT_QUERY,
@@ -108,6 +109,7 @@ static const struct option long_options[] = {
 	{"allow-undecided", no_argument, NULL, OPT_ALLOW_UNDECIDED},
 	{"allow-missing-ids", no_argument, NULL, OPT_ALLOW_MISSING_IDS},
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
+	{"compress", required_argument, NULL, 'Z'},
 	{"table", required_argument, NULL, OPT_TABLE},
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
@@ -225,6 +227,9 @@ usage_export(void)
 		   "        --split-rows=N               Write each table as part files of at most N\n"
 		   "                                     rows, insert-NNN-<table>.partK.sql (.jsonl),\n"
 		   "                                     each loading on its own (setval in the last)\n"
+		   "    -Z, --compress=METHOD[:LEVEL]    Compress the files: gzip, zstd or none, or a\n"
+		   "                                     gzip level 0-9 (.sql.gz, .sql.zst; exwiw load\n"
+		   "                                     reads them)\n"
 		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
 		   "                                     have no mask, and tables that no rule ties to\n"
 		   "                                     the target, in full (refused by default)\n"
@@ -271,7 +276,7 @@ usage_dump(void)
 		   "        --rows-per-file=N            Files of at most N rows, insert-001-<table>.partK.\n"
 		   "                                     <ext>, each loadable by itself; --table: split by\n"
 		   "                                     primary key range; --query: jsonl only\n"
-		   "    -o, -j, --force, -q              As for export\n"
+		   "    -o, -j, -Z, --force, -q          As for export\n"
 		   "\n");
 }
 
@@ -675,7 +680,7 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	optind = 1;
 	opterr = 0;					/* our own messages, "exwiw: error: ..." */
 
-	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:qvVwW1?", long_options,
+	while ((c = getopt_long(argc, argv, ":h:p:u:U:o:c:a:d:j:Z:qvVwW1?", long_options,
 							&optindex)) != -1)
 	{
 		noptions++;
@@ -816,6 +821,19 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				if (!help)
 					opts->split_rows = parse_int_option(optarg, "--split-rows");
 				break;
+			case 'Z':
+				{
+					char	   *err;
+
+					if (!help && !compress_parse(optarg, &opts->compress_method,
+												 &opts->compress_level, &err))
+					{
+						pg_log_error("%s", err);
+						exit(1);
+					}
+					opts->compress_given = true;
+					break;
+				}
 			case OPT_TABLE:
 				opts->dump_table = pg_strdup(optarg);
 				break;
@@ -1098,7 +1116,7 @@ check_load_options(CliOptions *opts)
 	if (opts->ids_given || opts->given_output_dir || opts->given_output_format ||
 		opts->given_hook || opts->with_schema || opts->dump_table || opts->dump_query ||
 		opts->dump_format || opts->rows_per_file != -1 || opts->split_rows != -1 ||
-		opts->analyze || opts->show_plans || opts->from_db || opts->fail_on)
+		opts->analyze || opts->from_db || opts->fail_on || opts->compress_given)
 	{
 		pg_log_error("exwiw load takes no export, explain, dump or schema options (--ids, --output-dir, --output-format, ...)");
 		pg_log_error_hint("Try \"exwiw load --help\" for more information.");
@@ -1305,8 +1323,14 @@ check_options(CliOptions *opts)
 			exit(1);
 		}
 	}
-	else if (opts->analyze || opts->explain_format ||
-			 (opts->show_plans && opts->command != CMD_EXPORT && opts->command != CMD_LOAD))
+	if (opts->compress_given && opts->command != CMD_EXPORT && opts->command != CMD_DUMP)
+	{
+		pg_log_error("-Z/--compress applies to the files of export and dump only");
+		exit(1);
+	}
+	if (opts->command != CMD_EXPLAIN &&
+		(opts->analyze || opts->explain_format ||
+		 (opts->show_plans && opts->command != CMD_EXPORT && opts->command != CMD_LOAD)))
 	{
 		pg_log_error("--analyze and --format apply to the explain subcommand only, --verbose to explain, export and load");
 		exit(1);

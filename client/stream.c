@@ -22,7 +22,7 @@
  *
  * Rows are counted only for the progress display: the client knows the
  * formats just enough to count (see count_rows_in_chunk); it writes the
- * server's bytes untouched.
+ * server's bytes untouched, or compressed (-Z, file_writer.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -36,11 +36,11 @@
 #define WRITE_BUFFER_SIZE	(128 * 1024)
 
 /*
- * write_all
+ * write_raw
  *		writev until everything is written, or exit(1).
  */
 static void
-write_all(OutFile *f, struct iovec *iov, int iovcnt)
+write_raw(OutFile *f, struct iovec *iov, int iovcnt)
 {
 	while (iovcnt > 0)
 	{
@@ -64,6 +64,39 @@ write_all(OutFile *f, struct iovec *iov, int iovcnt)
 			iov->iov_len -= w;
 		}
 	}
+}
+
+/*
+ * write_compressed
+ *		A compressor's output, written to f's file (CompressorOut).
+ */
+static void
+write_compressed(void *arg, const char *data, size_t len)
+{
+	struct iovec iov;
+
+	iov.iov_base = unconstify(char *, data);
+	iov.iov_len = len;
+	write_raw((OutFile *) arg, &iov, 1);
+}
+
+/*
+ * write_all
+ *		Write the bytes of iov to f's file: as they are, or through its
+ *		compressor (-Z).
+ */
+static void
+write_all(OutFile *f, struct iovec *iov, int iovcnt)
+{
+	int			i;
+
+	if (f->z == NULL)
+	{
+		write_raw(f, iov, iovcnt);
+		return;
+	}
+	for (i = 0; i < iovcnt; i++)
+		compressor_write(f->z, iov[i].iov_base, iov[i].iov_len, write_compressed, f);
 }
 
 /*
@@ -126,6 +159,11 @@ close_file(OutFile *f)
 	if (f->name == NULL)
 		return;
 	flush_buffer(f);
+	if (f->z != NULL)
+	{
+		compressor_end(f->z, write_compressed, f);
+		f->z = NULL;
+	}
 #ifdef SYNC_FILE_RANGE_WRITE
 	(void) sync_file_range(f->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
@@ -186,6 +224,25 @@ printable_name(const char *name)
 }
 
 /*
+ * disk_file_name
+ *		The name on disk of the server's file name: with the compression's
+ *		suffix (-Z), before a part's ".exwiw-part-N" (parts.c joins the parts
+ *		into the compressed name: gzip members and zstd frames concatenate).
+ */
+static char *
+disk_file_name(const char *name, int method)
+{
+	const char *part = strstr(name, PART_FILE_SUFFIX);
+
+	if (method == COMPRESS_NONE)
+		return pg_strdup(name);
+	if (part != NULL && part != name)
+		return psprintf("%.*s%s%s", (int) (part - name), name,
+						compress_suffix(method), part);
+	return psprintf("%s%s", name, compress_suffix(method));
+}
+
+/*
  * open_file
  *		Create the file of a new name in the temporary directory (it must
  *		not exist), through its descriptor; dir is its path, for messages.
@@ -194,6 +251,7 @@ static void
 open_file(OutFile *f, const char *dir, const char *name)
 {
 	char	   *path;
+	char	   *disk_name;
 
 	if (!safe_file_name(name))
 	{
@@ -201,11 +259,15 @@ open_file(OutFile *f, const char *dir, const char *name)
 					 printable_name(name));
 		exit(1);
 	}
-	path = psprintf("%s/%s", dir, name);
-	f->fd = outdir_create_file(name, OUTPUT_FILE_MODE);
+	disk_name = disk_file_name(name, f->compress_method);
+	path = psprintf("%s/%s", dir, disk_name);
+	f->fd = outdir_create_file(disk_name, OUTPUT_FILE_MODE);
 	if (f->fd < 0)
 		pg_fatal("could not create file \"%s\": %m", path);
 	pg_free(path);
+	pg_free(disk_name);
+	if (f->compress_method != COMPRESS_NONE)
+		f->z = compressor_begin(f->compress_method, f->compress_level);
 	if (f->name)
 		pg_free(f->name);
 	f->name = pg_strdup(name);
@@ -318,6 +380,8 @@ handle_row(ExportStream *s, PGresult *res, const StreamSink *sink)
 			if (sink->file_finished)
 				sink->file_finished(sink->arg, s);
 		}
+		f->compress_method = sink->compress_method;
+		f->compress_level = sink->compress_level;
 		open_file(f, sink->dir, name);
 		if (sink->file_started)
 			sink->file_started(sink->arg, s);

@@ -16,6 +16,8 @@
 #   the environment; --after-insert-hook and its environment; --help,
 #   --version, no arguments; off a terminal no progress display, and the
 #   server's notices each once, whatever -j; -v prints the summary line.
+# - -Z gzip|zstd[:LEVEL]|LEVEL: the files compressed, byte for byte the
+#   plain export's once decompressed, -j 1 and -j 2.
 use strict;
 use warnings FATAL => 'all';
 
@@ -176,6 +178,43 @@ for my $fmt (qw(insert copy jsonl))
 			'-o', "$work/verbose", '--force'
 		]);
 	unlike($err, qr/^exwiw: wrote/m, 'without -v off a terminal: no summary line');
+}
+
+# -Z: every file compressed as it is written, byte for byte the plain
+# export's once decompressed (gunzip, zstd -d), with -j 1 and -j 2 (a file
+# dealt in parts joins gzip members or zstd frames); exwiw load reads them
+{
+	local $ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+	my @base = (
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1,2',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '--force');
+	rmtree("$work/plain");
+	run_ok([ @base, '-o', "$work/plain" ], '-Z: the plain export');
+	my @plain = visible("$work/plain");
+	for my $z ([ 'gzip', '.gz', 'gzip' ], [ 'zstd:3', '.zst', 'zstd' ], [ '5', '.gz', 'gzip' ])
+	{
+		my ($arg, $suffix, $tool) = @$z;
+		for my $j (1, 2)
+		{
+			my $dir = "$work/z-$j";
+			rmtree($dir);
+			run_ok([ @base, "-Z$arg", '-j', $j, '-o', $dir ], "-Z $arg -j $j: the export");
+			my @got = visible($dir);
+			is(join(' ', @got), join(' ', map { "$_$suffix" } @plain),
+				"-Z $arg -j $j: every file, named with $suffix");
+			my @differ = grep {
+				my ($rc, $out) = run_cmd([ $tool, '-dc', "$dir/$_$suffix" ]);
+				$rc != 0 || $out ne slurp("$work/plain/$_")
+			} @plain;
+			is("@differ", '', "-Z $arg -j $j: each file decompresses to the plain export's bytes");
+		}
+	}
+	my ($rc, $out, $err) = run_cmd([ @base, '-Zbrotli', '-o', "$work/z-bad" ]);
+	isnt($rc, 0, '-Z with an unknown method: refused');
+	like($err, qr/invalid compression method "brotli"/, '-Z brotli: says why');
+	($rc, $out, $err) = run_cmd([ @base, '-Zgzip:12', '-o', "$work/z-bad" ]);
+	like($err, qr/invalid compression level/, '-Z gzip:12: refused');
+	ok(!-e "$work/z-bad", '-Z refused: nothing written');
 }
 
 # --with-schema: the schema file loads twice, then the data
