@@ -44,6 +44,7 @@
  *					splits them, in the session's client encoding
  *	file_reader.c	a file's bytes, plain or decompressed (.gz, .zst)
  *	file_writer.c	-Z: a file's bytes compressed as written (gzip, zstd)
+ *	manifest.c		manifest.json of an export, and exwiw verify DIR
  *
  *-------------------------------------------------------------------------
  */
@@ -90,7 +91,8 @@ typedef enum CliCommand
 	CMD_SCHEMA,
 	CMD_DUMP,
 	CMD_LOAD,
-	CMD_MASK
+	CMD_MASK,
+	CMD_VERIFY
 } CliCommand;
 
 /* load --on-conflict */
@@ -175,6 +177,7 @@ typedef struct CliOptions
 	int			compress_method;	/* -Z: COMPRESS_* */
 	int			compress_level; /* -Z's level, 0: the method's default */
 	bool		compress_given;
+	bool		no_verify;		/* load --no-verify */
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
@@ -510,6 +513,17 @@ extern int	run_load(CliOptions *opts);
 /* ---------------------------------------------------------------- */
 /* sql_split.c                                                        */
 /* ---------------------------------------------------------------- */
+
+/* manifest.c: manifest.json, and exwiw verify */
+typedef struct Manifest Manifest;
+
+extern Manifest * manifest_begin(void);
+extern void manifest_add_rows(Manifest * m, const char *name, long rows);
+extern void manifest_write(Manifest * m, PGconn *conn, const CliOptions *opts,
+						   const SchemaConfig *cfg, const char *config_text,
+						   const char *ids_text);
+extern bool manifest_verify(const char *dir, bool *found, int *nchecked);
+extern int	run_verify(CliOptions *opts);
 
 /* file_writer.c: -Z, a file's bytes compressed as they are written */
 #define COMPRESS_NONE	0

@@ -46,6 +46,7 @@
 typedef struct ExportRun
 {
 	Progress   *progress;
+	Manifest   *manifest;		/* each file's rows, for manifest.json */
 	ExportStream *streams;
 	int			nstreams;
 	int			files_written;
@@ -201,6 +202,7 @@ on_file_finished(void *arg, ExportStream *s)
 
 	run->files_written++;
 	run->bytes += s->file.bytes;
+	manifest_add_rows(run->manifest, s->file.name, s->file.rows);
 	pg_log_debug("wrote %s: %ld bytes", s->file.name, s->file.bytes);
 	if (seq < 0)
 		return;
@@ -325,6 +327,32 @@ run_hook(const CliOptions *opts, PGconn *conn, const char *dir)
 		pg_log_error_detail("The export itself is complete in \"%s\".", dir);
 		exit(1);
 	}
+}
+
+/*
+ * ids_json
+ *		The run's ids as JSON, for manifest.json: the default id space's as
+ *		an array, or every space's as an object when there are several.
+ */
+static char *
+ids_json(const CliOptions *opts)
+{
+	IdSpace    *def = ids_find(unconstify(IdSpaces *, &opts->ids), DEFAULT_ID_SPACE);
+	JsonValue  *a = json_new(JV_ARRAY, NULL);
+	StringInfoData out;
+	int			i;
+
+	if (opts->ids.n > 1 || def == NULL)
+	{
+		char	   *spaces = ids_by_space_json(&opts->ids);
+
+		return spaces ? spaces : pg_strdup("null");
+	}
+	for (i = 0; i < def->nids; i++)
+		json_append(a, json_new(JV_STRING, def->ids[i]));
+	initStringInfo(&out);
+	json_print_compact(&out, a);
+	return out.data;
 }
 
 /*
@@ -494,7 +522,9 @@ run_export(CliOptions *opts)
 		strcmp(export_format_name(opts), "jsonl") == 0 ? EXPORT_FORMAT_JSONL : EXPORT_FORMAT_INSERT;
 	sink.compress_method = opts->compress_method;
 	sink.compress_level = opts->compress_level;
-	sink.count_rows = show_progress || summary;
+	/* counted for the display, the summary and manifest.json */
+	sink.count_rows = true;
+	run.manifest = manifest_begin();
 	sink.file_started = on_file_started;
 	sink.file_finished = on_file_finished;
 	sink.tick = on_tick;
@@ -509,6 +539,9 @@ run_export(CliOptions *opts)
 		pgdump_finish(pgdump_pid, temp, "insert-000-schema.sql");
 		run.files_written++;
 	}
+	/* in the export's transaction: its snapshot is the manifest's */
+	manifest_write(run.manifest, streams[0].conn, opts, cfg, config_text,
+				   ids_json(opts));
 	for (i = 0; i < jobs; i++)
 	{
 		exec_command(streams[i].conn, "COMMIT", NULL);

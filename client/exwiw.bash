@@ -14,7 +14,7 @@ _exwiw_options() {
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
 	--ids-field= --mongodb-query-timeout-ms= --single-transaction --commit-each-file --refresh
-	--on-conflict= --config-dir= --cursor-parallel"
+	--on-conflict= --no-verify --config-dir= --cursor-parallel"
 }
 
 # _exwiw_values OPTION CUR: complete the value of OPTION.
@@ -84,7 +84,7 @@ _exwiw() {
 		return 0
 	fi
 	if [ -z "$sub" ]; then
-		COMPREPLY=($(compgen -W "export explain dump load schema mask" -- "$cur"))
+		COMPREPLY=($(compgen -W "export explain dump load verify schema mask" -- "$cur"))
 	elif [ "$sub" = schema ] && [ -z "$verb" ]; then
 		COMPREPLY=($(compgen -W "generate check tidy" -- "$cur"))
 	elif [ "$sub" = mask ] && [ -z "$verb" ]; then

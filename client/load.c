@@ -820,6 +820,20 @@ run_load(CliOptions *opts)
 	run.file_transactions = !run.in_transaction;
 	pthread_mutex_init(&run.lock, NULL);
 	pthread_cond_init(&run.changed, NULL);
+	/* the directory is what the export wrote (manifest.c), unless told */
+	if (!opts->no_verify)
+	{
+		bool		found;
+		int			nchecked;
+
+		if (!manifest_verify(opts->load_dir, &found, &nchecked))
+		{
+			pg_log_error_hint("The directory is not what the export wrote: export it again, or load it as it is with --no-verify.");
+			return 1;
+		}
+		if (found)
+			pg_log_debug("verified %d files against manifest.json", nchecked);
+	}
 	run.files = list_files(opts->load_dir, opts->refresh, &nfiles, &ndeletes);
 	run.nfiles = nfiles;
 	if (jobs > nfiles)

@@ -50,6 +50,8 @@ main(int argc, char **argv)
 			return run_load(&opts);
 		case CMD_MASK:
 			return run_mask_preview(&opts);
+		case CMD_VERIFY:
+			return run_verify(&opts);
 	}
 	return 1;
 }

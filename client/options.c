@@ -59,6 +59,7 @@ enum
 	OPT_ALLOW_MISSING_IDS,
 	OPT_SPLIT_ROWS,
 	OPT_COMPRESS,
+	OPT_NO_VERIFY,
 	OPT_ANALYZE,
 	OPT_TABLE,
 	OPT_QUERY,
@@ -110,6 +111,7 @@ static const struct option long_options[] = {
 	{"allow-missing-ids", no_argument, NULL, OPT_ALLOW_MISSING_IDS},
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
 	{"compress", required_argument, NULL, 'Z'},
+	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"table", required_argument, NULL, OPT_TABLE},
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
@@ -128,7 +130,7 @@ static const struct option long_options[] = {
 };
 
 /* the subcommands, in the order the help lists them */
-static const char *const subcommands[] = {"export", "explain", "dump", "load", "schema", "mask", NULL};
+static const char *const subcommands[] = {"export", "explain", "dump", "load", "verify", "schema", "mask", NULL};
 static const char *const schema_verbs[] = {"generate", "check", "tidy", NULL};
 
 /*
@@ -155,6 +157,8 @@ usage_subcommands(void)
 		   "  load      Load an export's directory (load DIR) into a database, file by\n"
 		   "            file, with libpq: -j N, --single-transaction, --refresh,\n"
 		   "            --on-conflict=skip.\n"
+		   "  verify    Check an export's directory (verify DIR) against its\n"
+		   "            manifest.json: every file's size and SHA-256, no file added.\n"
 		   "  mask      preview: print a table's masked columns, original beside\n"
 		   "            masked, for its first --rows rows (for a privileged role).\n"
 		   "Options go before or after the subcommand. \"exwiw SUBCOMMAND --help\"\n"
@@ -316,6 +320,8 @@ usage_load(void)
 		   "                                     key exists fails the load; skip: such rows are\n"
 		   "                                     skipped (ON CONFLICT DO NOTHING), to load a second\n"
 		   "                                     tenant into one database\n"
+		   "        --no-verify                  Load without checking the directory against\n"
+		   "                                     its manifest.json first\n"
 		   "    -q, --quiet                      No progress display, no summary: only errors\n"
 		   "    -v, --verbose                    The summary line also when stderr is not a\n"
 		   "                                     terminal\n"
@@ -411,6 +417,13 @@ usage_command(CliCommand command)
 				   "each file's own client encoding. No psql meta-command is ever run.\n\n");
 			usage_connection();
 			usage_load();
+			break;
+		case CMD_VERIFY:
+			printf("Usage: exwiw verify DIR\n\n"
+				   "Check an export's directory against the manifest.json the export wrote:\n"
+				   "every file it lists, with its size and SHA-256, and no other insert-\n"
+				   "or delete- file. Exit status 1 on any difference, each named. exwiw\n"
+				   "load verifies first (--no-verify: not). No connection is made.\n\n");
 			break;
 		case CMD_MASK:
 			printf("Usage: exwiw mask preview --table=TABLE [--rows=N] --schema-dir=DIR [options]\n\n"
@@ -850,6 +863,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_REFRESH:
 				opts->refresh = true;
 				break;
+			case OPT_NO_VERIFY:
+				opts->no_verify = true;
+				break;
 			case OPT_ON_CONFLICT:
 				opts->on_conflict_text = pg_strdup(optarg);
 				break;
@@ -911,6 +927,13 @@ parse_options(int argc, char **argv, CliOptions *opts)
 		else if (strcmp(argv[pos], "load") == 0)
 		{
 			opts->command = CMD_LOAD;
+			pos++;
+			if (pos < argc)
+				opts->load_dir = strip_slashes(argv[pos++]);
+		}
+		else if (strcmp(argv[pos], "verify") == 0)
+		{
+			opts->command = CMD_VERIFY;
 			pos++;
 			if (pos < argc)
 				opts->load_dir = strip_slashes(argv[pos++]);
@@ -1261,6 +1284,20 @@ check_options(CliOptions *opts)
 	{
 		check_load_options(opts);
 		return;
+	}
+	if (opts->command == CMD_VERIFY)
+	{
+		if (opts->load_dir == NULL)
+		{
+			pg_log_error("exwiw verify needs a directory: exwiw verify DIR");
+			exit(1);
+		}
+		return;
+	}
+	if (opts->no_verify)
+	{
+		pg_log_error("--no-verify applies to the load subcommand only");
+		exit(1);
 	}
 	if (opts->single_transaction || opts->commit_each_file || opts->refresh || opts->on_conflict_text)
 	{

@@ -25,6 +25,7 @@ PG_MODULE_MAGIC;
 /* exwiw.sets_as_ctes: see _PG_init */
 bool		exwiw_sets_as_ctes = false;
 int			exwiw_io_concurrency = 16;
+int			exwiw_work_mem = 4096;
 char	   *exwiw_rails_env = NULL;
 
 void		_PG_init(void);
@@ -44,6 +45,11 @@ void		_PG_init(void);
  * queries with effective_io_concurrency at this value, which bitmap heap
  * scans prefetch by (exwiw_pin_io_settings).  0: neither; the server's
  * settings.
+ *
+ * exwiw.work_mem: while a subset export's entry points run, work_mem is at
+ * most this (kB; default 4MB, PostgreSQL's own default; 0: the session's),
+ * so that the export's backend memory is bounded by design, not by the
+ * server's work_mem (exwiw_pin_work_mem).
  *
  * exwiw.rails_env: the value a subset export writes for the row "environment"
  * of Rails's ar_internal_metadata (type rails_managed_internal_metadata),
@@ -68,6 +74,15 @@ _PG_init(void)
 							16, 0, 1000,
 							PGC_USERSET,
 							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("exwiw.work_mem",
+							"Caps work_mem while a subset export runs; 0: the session's work_mem.",
+							"Hash joins and sorts of the export's queries then spill to disk instead of holding the whole of a big table in the backend.",
+							&exwiw_work_mem,
+							4096, 0, MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	DefineCustomStringVariable("exwiw.rails_env",

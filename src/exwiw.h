@@ -147,6 +147,7 @@ extern void exwiw_restore_settings(int nestlevel);
 extern int	exwiw_pin_search_path(void);
 extern int	exwiw_pin_serial(void);
 extern int	exwiw_pin_io_settings(void);
+extern int	exwiw_pin_work_mem(void);
 
 /* prefetch.c */
 extern void exwiw_prefetch_plan(PlannedStmt *stmt, List *enrs);
@@ -262,6 +263,7 @@ extern void exwiw_push_fn_context(ErrorContextCallback *cb, const char *funcname
 extern void exwiw_pop_fn_context(ErrorContextCallback *cb);
 extern bool exwiw_sets_as_ctes;
 extern int	exwiw_io_concurrency;
+extern int	exwiw_work_mem;
 extern char *exwiw_rails_env;
 
 /* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */

@@ -115,13 +115,22 @@ for my $sql (
 	ok($p ne '' && $p eq $s, "on the standby, the primary's bytes: $sql");
 }
 
-# the files of a directory, relative to it, in name order
+# the files of a directory, relative to it, in name order (but
+# manifest.json: when and from which snapshot, never the same twice)
 sub files_of
 {
 	my ($dir) = @_;
 	my @f;
 	return () unless -d $dir;
-	find({ wanted => sub { push @f, $File::Find::name if -f $_ }, no_chdir => 1 }, $dir);
+	find(
+		{
+			wanted => sub {
+				push @f, $File::Find::name
+				  if -f $_ && $File::Find::name ne "$dir/manifest.json";
+			},
+			no_chdir => 1
+		},
+		$dir);
 	return sort map { substr($_, length($dir) + 1) } @f;
 }
 

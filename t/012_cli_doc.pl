@@ -96,7 +96,7 @@ sub check_completion
 	is(complete_words(@words), $want, "completion of '@words': $want");
 }
 check_completion('explain export ', 'exwiw', 'ex');
-check_completion('dump explain export load mask schema ', 'exwiw', '');
+check_completion('dump explain export load mask schema verify ', 'exwiw', '');
 check_completion('error skip ', 'exwiw', 'load', '--on-conflict', '');
 check_completion('preview ', 'exwiw', 'mask', 'p');
 check_completion('generate ', 'exwiw', 'schema', 'g');

@@ -18,10 +18,15 @@
 #   server's notices each once, whatever -j; -v prints the summary line.
 # - -Z gzip|zstd[:LEVEL]|LEVEL: the files compressed, byte for byte the
 #   plain export's once decompressed, -j 1 and -j 2.
+# - manifest.json: each file's rows, bytes and SHA-256, the snapshot and the
+#   run; exwiw verify passes on the export, fails on a changed byte, an
+#   added or a removed file; load refuses a changed directory.
 use strict;
 use warnings FATAL => 'all';
 
 use Cwd qw(abs_path getcwd);
+use Digest::SHA;
+use JSON::PP;
 use File::Path qw(make_path rmtree);
 use FindBin;
 use lib $FindBin::RealBin;
@@ -39,7 +44,7 @@ my $user = getpwuid($>);
 # visible(DIR): DIR's entries but dot files (ls), sorted.
 sub visible
 {
-	return grep { !/^\./ } dir_entries($_[0]);
+	return grep { !/^\./ && $_ ne 'manifest.json' } dir_entries($_[0]);
 }
 
 # write_file(FILE, TEXT): FILE holds TEXT.
@@ -209,6 +214,64 @@ for my $fmt (qw(insert copy jsonl))
 			is("@differ", '', "-Z $arg -j $j: each file decompresses to the plain export's bytes");
 		}
 	}
+
+	# manifest.json: every file with its rows, bytes and SHA-256, the
+	# snapshot, the run; exwiw verify checks a directory against it, and
+	# load verifies first
+	my $dir = "$work/z-2";    # the last -Z 5 -j 2 export
+	my $m = eval { JSON::PP->new->decode(slurp("$dir/manifest.json")) };
+	ok($m, 'manifest.json: written, and JSON') or diag($@);
+	$m //= {};
+	is(join(' ', map { $_->{name} } @{ $m->{files} // [] }),
+		join(' ', visible($dir)), 'manifest.json lists every file, in load order');
+	my @wrong = grep {
+		my $f = $_;
+		!(-s "$dir/$f->{name}" == $f->{bytes}
+			&& Digest::SHA->new(256)->addfile("$dir/$f->{name}")->hexdigest eq $f->{sha256})
+	} @{ $m->{files} // [] };
+	is(scalar(@wrong), 0, 'manifest.json: each file\'s bytes and SHA-256 are the file\'s');
+	my ($pm) = eval { JSON::PP->new->decode(slurp("$work/plain/manifest.json")) };
+	my %plain_rows = map { ($_->{name} => $_->{rows}) } @{ $pm->{files} // [] };
+	my @rows_wrong = grep {
+		my $f = $_;
+		my $plain = $f->{name} =~ s/\.gz\z//r;
+		my @tuples = slurp("$work/plain/$plain") =~ /^\(/mg;
+		$f->{name} =~ /^insert-/ && (($f->{rows} // -1) != @tuples || ($plain_rows{$plain} // -1) != @tuples)
+	} @{ $m->{files} // [] };
+	is("@{[ map { $_->{name} } @rows_wrong ]}", '',
+		'manifest.json: the rows of each insert file, -Z and -j 2 as plain');
+	is_deeply([ $m->{target_table}, $m->{ids}, $m->{format}, $m->{compress} ],
+		[ 'shops', [ '1', '2' ], 'insert', 'gzip' ], 'manifest.json: the run');
+	like($m->{snapshot} // '', qr/^\d+:\d+:/, 'manifest.json: the export\'s snapshot');
+	like($m->{config_sha256} // '', qr/^[0-9a-f]{64}\z/, 'manifest.json: the config\'s digest');
+	ok(!grep({ !defined $_->{mask} || $_->{mask} !~ /^[a-z_]+\z/ } @{ $m->{masks} // [] }),
+		'manifest.json: masks by kind only');
+	my $v = run_ok([ 'exwiw', 'verify', $dir ], 'verify: the directory as written');
+	my ($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $dir ]);
+	like($verr, qr/verified \d+ files of \Q$dir\E against manifest\.json/, 'verify: says so');
+	# one changed byte, an added file, a removed file
+	my ($first) = grep { /^insert-/ } visible($dir);
+	my $bytes = slurp("$dir/$first");
+	substr($bytes, -5, 1) = chr(ord(substr($bytes, -5, 1)) ^ 1);
+	write_file("$dir/$first", $bytes);
+	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $dir ]);
+	is($vrc, 1, 'verify: a changed byte fails');
+	like($verr, qr/\Q$first\E: its SHA-256 is not the one in manifest\.json/, 'verify: names the changed file')
+	  or diag($verr);
+	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'load', '--dbname=cli_shop', $dir ]);
+	is($vrc, 1, 'load: refuses a directory that is not what the export wrote');
+	like($verr, qr/--no-verify/, 'load: names --no-verify');
+	rmtree($dir);
+	run_ok([ @base, '-Z5', '-j', 2, '-o', $dir ], 'the export again');
+	write_file("$dir/insert-999-extra.sql", "SELECT 1;\n");
+	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $dir ]);
+	like($verr, qr/insert-999-extra\.sql: not in manifest\.json/, 'verify: an added file fails');
+	unlink("$dir/insert-999-extra.sql", "$dir/$first");
+	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $dir ]);
+	like($verr, qr/\Q$first\E: listed in manifest\.json, but could not open/, 'verify: a removed file fails');
+	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', "$work/recipe" ]);
+	like($verr, qr/has no manifest\.json/, 'verify: a directory without a manifest');
+
 	my ($rc, $out, $err) = run_cmd([ @base, '-Zbrotli', '-o', "$work/z-bad" ]);
 	isnt($rc, 0, '-Z with an unknown method: refused');
 	like($err, qr/invalid compression method "brotli"/, '-Z brotli: says why');

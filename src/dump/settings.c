@@ -20,6 +20,7 @@
  */
 #include "exwiw.h"
 
+#include "miscadmin.h"
 #include "utils/float.h"
 #include "utils/guc.h"
 
@@ -100,6 +101,33 @@ exwiw_pin_serial(void)
 	int			nestlevel = NewGUCNestLevel();
 
 	pin_one("max_parallel_workers_per_gather", "0");
+	return nestlevel;
+}
+
+/*
+ * exwiw_pin_work_mem
+ *		When exwiw.work_mem is above 0 and below work_mem, open a GUC nest
+ *		level with work_mem at its value, for one call of an export's SQL
+ *		entry point: every hash table and sort the export's queries begin
+ *		in it is sized by it (they read work_mem when they begin, which is
+ *		inside the call), so a hash join over the whole of a big table
+ *		spills to disk in batches instead of holding hundreds of MB in the
+ *		backend, whatever work_mem the server or the role has.
+ *
+ * Returns the nest level for exwiw_restore_settings(), or -1 when nothing
+ * was set.
+ */
+int
+exwiw_pin_work_mem(void)
+{
+	int			nestlevel;
+	char		buf[32];
+
+	if (exwiw_work_mem <= 0 || exwiw_work_mem >= work_mem)
+		return -1;
+	nestlevel = NewGUCNestLevel();
+	snprintf(buf, sizeof(buf), "%d", exwiw_work_mem);
+	pin_one("work_mem", buf);
 	return nestlevel;
 }
 

@@ -171,12 +171,16 @@ exwiw_export_to_dir(PG_FUNCTION_ARGS)
 	bool		overwrite;
 	char	   *dir;
 	SubsetArgs	a;
+	int			wm;
 
 	dir = sink_args(fcinfo, fn, "dir", 7, 8, &spec, &overwrite);
 	subset_args_export(fcinfo, fn, 1, 9, 12, 13, 10, &a);
 	InitMaterializedSRF(fcinfo, 0);
+	wm = exwiw_pin_work_mem();	/* exwiw.work_mem */
 	exwiw_sink_export_dir(&a, &spec, dir, overwrite, rsinfo->setResult,
 						  rsinfo->setDesc);
+	if (wm >= 0)
+		exwiw_restore_settings(wm);
 	return (Datum) 0;
 }
 

@@ -231,12 +231,17 @@ exwiw_explain(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SubsetArgs	a;
+	int			wm;
 
 	args_common(fcinfo, "exwiw_explain", 0, 4, &a);
 	exwiw_require_arg(fcinfo, 3, a.fn, "actual");
 	a.actual = PG_GETARG_BOOL(3);
 	InitMaterializedSRF(fcinfo, 0);
+	/* the plans the export would run, with its work_mem */
+	wm = exwiw_pin_work_mem();
 	subset_explain(&a, rsinfo->setResult, rsinfo->setDesc);
+	if (wm >= 0)
+		exwiw_restore_settings(wm);
 	return (Datum) 0;
 }
 
@@ -265,6 +270,7 @@ exwiw_export(PG_FUNCTION_ARGS)
 	SubsetExport *ex;
 	text	   *file_name;
 	text	   *chunk;
+	int			wm = exwiw_pin_work_mem();	/* for this call (exwiw.work_mem) */
 
 	if (SRF_IS_FIRSTCALL())
 	{
@@ -309,6 +315,8 @@ exwiw_export(PG_FUNCTION_ARGS)
 
 		values[0] = PointerGetDatum(file_name);
 		values[1] = PointerGetDatum(chunk);
+		if (wm >= 0)
+			exwiw_restore_settings(wm);
 		SRF_RETURN_NEXT(funcctx,
 						HeapTupleGetDatum(heap_form_tuple(funcctx->tuple_desc,
 														  values, nulls)));
@@ -318,6 +326,8 @@ exwiw_export(PG_FUNCTION_ARGS)
 	subset_export_end(ex);
 	UnregisterExprContextCallback(rsinfo->econtext, export_shutdown,
 								  PointerGetDatum(ex));
+	if (wm >= 0)
+		exwiw_restore_settings(wm);
 	SRF_RETURN_DONE(funcctx);
 }
 
