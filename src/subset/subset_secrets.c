@@ -572,7 +572,7 @@ url_service_hit(const char *host, int hlen, const char *path, int plen)
 
 /*
  * judge_urls
- *		The kinds of secret the URLs in s hold (bits of SecretKind): a
+ *		The kinds of secret the URLs in s hold (SUBSET_SECRET_BIT()s): a
  *		password in the authority, a credential parameter in the query or
  *		the fragment, a service that holds its token in the path.
  */

@@ -97,7 +97,7 @@ typedef struct SampleColumn
 	bool		tokens;			/* the random-token rule applies */
 	int			sampled;		/* non-NULL values judged */
 	int			urls;			/* ... that are one URL each */
-	int			hits[SUBSET_NUM_SECRET_KINDS]; /* values with a hit of each kind */
+	int			hits[SUBSET_NUM_SECRET_KINDS];	/* values per kind */
 	List	   *paths;			/* SecretPath of json hits, in keep */
 	bool		unnamed;		/* a json hit no mask path can name */
 	MemoryContext keep;			/* where the paths live (not a batch's) */
@@ -112,9 +112,9 @@ typedef struct JsonWalk
 	bool		is_object[MAX_DEPTH];
 	char	   *key[MAX_DEPTH]; /* current key of an object level */
 	int			index[MAX_DEPTH];	/* current index of an array level */
-	int			covered;		/* > 0: inside a value hit by its key's
-								 * name, which opened this depth */
-	uint32		found;			/* bits of SecretKind */
+	int			covered;		/* > 0: inside a value hit by its key's name,
+								 * which opened this depth */
+	uint32		found;			/* SUBSET_SECRET_BIT()s */
 	List	   *paths;			/* paths hit in this document (char *) */
 } JsonWalk;
 
@@ -154,8 +154,10 @@ walk_hit(JsonWalk *w, uint32 kinds)
 		appendStringInfo(&p, ".%s", w->key[i]);
 	}
 	foreach(lc, w->paths)
+	{
 		if (strcmp(lfirst(lc), p.data) == 0)
 			return;
+	}
 	w->paths = lappend(w->paths, p.data);
 }
 
@@ -321,8 +323,10 @@ judge_json(SampleColumn *col, const char *s, bool keep_paths, uint32 *found)
 		SecretPath *sp = NULL;
 
 		foreach(pc, col->paths)
+		{
 			if (strcmp(((SecretPath *) lfirst(pc))->path, lfirst(lc)) == 0)
 				sp = lfirst(pc);
+		}
 		if (sp == NULL)
 		{
 			if (list_length(col->paths) >= 4 * MAX_PATHS)
