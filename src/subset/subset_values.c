@@ -165,14 +165,15 @@ walk_hit(JsonWalk *w, uint32 kinds)
  * walk_key_hits
  *		Kinds a value at the current path holds by its key's name: a secret
  *		name for any value (string, number, object, array) that is not a
- *		placeholder; scalar s is NULL for an object or an array.
+ *		placeholder; scalar s is NULL for an object or an array.  Deeper
+ *		than MAX_DEPTH the key is not kept: nothing.
  */
 static uint32
 walk_key_hits(JsonWalk *w, const char *s, JsonTokenType type)
 {
 	const char *key;
 
-	if (w->depth == 0 || !w->is_object[w->depth - 1])
+	if (w->depth == 0 || w->depth > MAX_DEPTH || !w->is_object[w->depth - 1])
 		return 0;
 	key = w->key[w->depth - 1];
 	if (key == NULL || !subset_secret_key_name(key))
