@@ -17,7 +17,10 @@
  *	subset_catalog.c	the config the catalog implies: foreign keys,
  *						partitions and inheritance; subset_infer.c the
  *						edges real applications leave undeclared;
- *						subset_sensitive.c which columns look sensitive
+ *						subset_sensitive.c which columns look sensitive,
+ *						subset_values.c which hold secrets by their values
+ *						(a sample of them), subset_secrets.c what a
+ *						secret looks like
  *	subset_order.c		the processing (file) order, as the Ruby client
  *						computes it: rounds, cycles broken at nullable keys
  *	subset_decide.c		which rows: each table's rule, paths and arms,
@@ -53,6 +56,7 @@
 
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
+#include "utils/relcache.h"
 #include "utils/tuplestore.h"
 
 /* Defaults of bulk_insert_chunk_size and batch_scope.size, as the client. */
@@ -422,6 +426,52 @@ extern SubsetSensitiveKind subset_column_sensitivity(const char *table,
 													 Oid typid);
 extern bool subset_column_looks_sensitive(const char *table, const char *column,
 										  Oid typid);
+
+/* subset_secrets.c: what a secret looks like */
+typedef enum SubsetSecretKind
+{
+	SUBSET_SECRET_PEM,			/* a PEM private key */
+	SUBSET_SECRET_JWT,
+	SUBSET_SECRET_PREFIXED,		/* a provider's key by its prefix */
+	SUBSET_SECRET_URL_PASSWORD, /* scheme://user:pass@ */
+	SUBSET_SECRET_BASIC,		/* HTTP Basic credentials */
+	SUBSET_SECRET_URL_PARAM,	/* ?token=, &sig=, #access_token= */
+	SUBSET_SECRET_URL_SERVICE,	/* web-push endpoints, webhooks */
+	SUBSET_SECRET_PUSH_KEY,		/* a web-push p256dh key */
+	SUBSET_SECRET_DIGEST,		/* a password digest */
+	SUBSET_SECRET_JSON_KEY,		/* a json key named like a secret */
+	SUBSET_SECRET_CODES,		/* weak: an array of one-time codes */
+	SUBSET_SECRET_TOKEN,		/* weak: a long random token */
+	SUBSET_NUM_SECRET_KINDS
+} SubsetSecretKind;
+
+#define SUBSET_SECRET_BIT(kind)	((uint32) 1 << (kind))
+
+extern const char *subset_secret_kind_name(SubsetSecretKind kind);
+extern bool subset_secret_kind_strong(SubsetSecretKind kind);
+extern uint32 subset_secret_string(const char *s, bool tokens, int min_token);
+extern bool subset_secret_codes(char **elems, int n);
+extern bool subset_secret_placeholder(const char *s, int n);
+extern bool subset_secret_key_name(const char *key);
+extern bool subset_secret_random_key(const char *key);
+extern bool subset_secret_path_key(const char *key);
+extern bool subset_secret_random_column(const char *column);
+extern bool subset_secret_is_url(const char *s);
+
+/* subset_values.c: secrets seen in a sample of a column's values */
+typedef struct SubsetValueSecrets
+{
+	char	   *seen;			/* the kinds seen, in how many of how many
+								 * sampled values; never a value */
+	bool		urls;			/* every sampled value is one URL */
+	bool		digest;			/* every sampled value is a password digest */
+	List	   *paths;			/* jsonb: the paths of the secrets ("$.a.b"),
+								 * NIL when no mask path can name them all */
+} SubsetValueSecrets;
+
+extern bool subset_values_candidate(Oid typid);
+extern SubsetValueSecrets **subset_values_secrets(Relation rel, const bool *want,
+												  char **unread);
 
 extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
 extern bool subset_edge_enforced(SubsetConfig *cfg, SubsetEdge *e);

@@ -32,7 +32,10 @@
  * reviewer sees which masks were chosen by default.  Columns without a
  * default (uuid, enum, array, binary, and unique columns that a constant
  * would collide) stay undecided, and exwiw_export refuses them until
- * someone decides.
+ * someone decides.  The text, json and text[] columns whose name and type
+ * say nothing are then judged by a bounded sample of their values
+ * (subset_values.c): one that holds secrets is marked too, with a comment
+ * naming what was seen and a mask that suits it (value_mask).
  *
  *-------------------------------------------------------------------------
  */
@@ -632,6 +635,88 @@ default_mask(Relation rel, Form_pg_attribute att, const char *pk,
 }
 
 /*
+ * value_mask
+ *		The mask safe mode writes for a column whose sampled values hold
+ *		secrets (subset_values.c, found), as the keys of a column entry, or
+ *		NULL when none is safe; what it chose goes to the end of comment.
+ *		pk is the table's single key column, or NULL:
+ *
+ *		an array: none (as for any array);
+ *		a unique json or digest column: none (deleting keys, or a constant,
+ *			could make two values equal);
+ *		jsonb whose secrets sit at paths a mask can name: "json" deleting
+ *			each path (a row may hold a secret at a path the sample did not
+ *			see: the comment says so);
+ *		other json and jsonb: the whole document, {} (not for a unique
+ *			column);
+ *		text holding password digests only: the known digest, as for a
+ *			column named as one;
+ *		text holding one URL a value: "https://example.com/masked-{id}"
+ *			(varchar(n) of at least 40), a URL that reaches nobody;
+ *		other text: "masked-{id}".
+ */
+static char *
+value_mask(Relation rel, Form_pg_attribute att, const char *pk,
+		   SubsetValueSecrets *found, StringInfo comment)
+{
+	Oid			base = getBaseType(att->atttypid);
+	int			limit = att->atttypmod > VARHDRSZ ? att->atttypmod - VARHDRSZ : -1;
+	bool		unique = column_is_unique(rel, att->attnum);
+	StringInfoData s;
+	char	   *mask;
+	ListCell   *lc;
+
+	initStringInfo(&s);
+	if (OidIsValid(get_element_type(base)))
+	{
+		appendStringInfoString(comment, "; undecided: no default mask fits an array");
+		return NULL;
+	}
+	if ((base == JSONOID || base == JSONBOID || found->digest) && unique)
+	{
+		appendStringInfoString(comment, "; undecided: the column is unique, and a default mask could make its values collide");
+		return NULL;
+	}
+	if (base == JSONBOID && found->paths != NIL)
+	{
+		appendStringInfoString(&s, "\"json\": [");
+		foreach(lc, found->paths)
+		{
+			appendStringInfo(&s, "%s{\"path\": ", foreach_current_index(lc) ? ", " : "");
+			escape_json(&s, lfirst(lc));
+			appendStringInfoString(&s, ", \"delete\": true}");
+		}
+		appendStringInfoChar(&s, ']');
+		appendStringInfoString(comment, "; safe mode's choice, yours to change: the paths where the sample saw them are deleted, and a row may hold a secret at a path the sample did not see");
+		return s.data;
+	}
+	if (base == JSONOID || base == JSONBOID)
+	{
+		mask = default_mask(rel, att, pk, SENSITIVE_OTHER);
+		appendStringInfoString(comment, "; safe mode's choice, yours to change: the whole document is replaced (no mask path names every place the sample saw them)");
+		return mask;
+	}
+	if (found->digest && (limit < 0 || limit >= (int) strlen(DEV_PASSWORD_DIGEST)))
+	{
+		appendStringInfoString(&s, "\"replace_with\": ");
+		escape_json(&s, DEV_PASSWORD_DIGEST);
+		appendStringInfoString(comment, "; safe mode's choice, yours to change: every row gets the bcrypt digest of \"password\"");
+		return s.data;
+	}
+	if (found->urls && pk != NULL && (limit < 0 || limit >= 40))
+	{
+		appendStringInfoString(&s, "\"replace_with\": ");
+		escape_json(&s, psprintf("https://example.com/masked-{%s}", pk));
+		appendStringInfoString(comment, "; safe mode's choice, yours to change: a URL that reaches nobody");
+		return s.data;
+	}
+	mask = default_mask(rel, att, pk, SENSITIVE_OTHER);
+	appendStringInfoString(comment, mask ? "; safe mode's choice, yours to change" :
+						   "; undecided: no default mask fits (no single-column primary key, or a column too short)");
+	return mask;
+}
+
+/*
  * rails_type
  *		The Ruby client's type of a table Rails manages (schema_migrations,
  *		ar_internal_metadata, as Rails creates them), or NULL.
@@ -733,6 +818,10 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	bool		generated = false;
 	bool		tied = false;
 	bool		referenced = false;
+	SubsetSensitiveKind *kinds;
+	bool	   *want;
+	SubsetValueSecrets **secrets;
+	char	   *unread;
 	int			i;
 
 	initStringInfo(&notes);
@@ -785,12 +874,36 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		}
 	}
 	appendStringInfoString(buf, "], \"columns\": [");
-	first = true;
+
+	/*
+	 * Each column's kind by its name and type; the text and json columns that
+	 * says nothing of are then judged by a sample of their values.
+	 */
+	kinds = palloc0(sizeof(SubsetSensitiveKind) * Max(desc->natts, 1));
+	want = palloc0(sizeof(bool) * Max(desc->natts, 1));
 	for (i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		bool		iskey = false;
-		SubsetSensitiveKind kind;
+
+		if (att->attisdropped || att->attgenerated)
+			continue;
+		foreach(lc, keycols)
+			iskey |= (strcmp(lfirst(lc), NameStr(att->attname)) == 0);
+		if (iskey)
+			continue;
+		kinds[i] = subset_column_sensitivity(RelationGetRelationName(rel),
+											 NameStr(att->attname), att->atttypid);
+		want[i] = kinds[i] == SENSITIVE_NONE && subset_values_candidate(att->atttypid);
+	}
+	secrets = subset_values_secrets(rel, want, &unread);
+	if (unread)
+		appendStringInfo(&notes, "%s%s", notes.len ? "; " : "", unread);
+	first = true;
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		const char *key = npk == 1 ? pk[0] : NULL;
 
 		if (att->attisdropped)
 			continue;
@@ -799,23 +912,31 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 			generated = true;
 			continue;
 		}
-		foreach(lc, keycols)
-			iskey |= (strcmp(lfirst(lc), NameStr(att->attname)) == 0);
 		if (!first)
 			appendStringInfoString(buf, ", ");
 		first = false;
 		appendStringInfoString(buf, "{\"name\": ");
 		append_json_string(buf, NameStr(att->attname));
-		kind = iskey ? SENSITIVE_NONE :
-			subset_column_sensitivity(RelationGetRelationName(rel),
-									  NameStr(att->attname), att->atttypid);
-		if (kind != SENSITIVE_NONE)
+		if (kinds[i] != SENSITIVE_NONE)
 		{
-			char	   *mask = default_mask(rel, att, npk == 1 ? pk[0] : NULL, kind);
+			char	   *mask = default_mask(rel, att, key, kinds[i]);
 
 			if (mask)
 				appendStringInfo(buf, ", %s", mask);
 			appendStringInfoString(buf, ", \"needs_mask_decision\": true");
+		}
+		else if (secrets[i] != NULL)
+		{
+			StringInfoData comment;
+			char	   *mask;
+
+			initStringInfo(&comment);
+			appendStringInfo(&comment, "secrets in its values: %s", secrets[i]->seen);
+			mask = value_mask(rel, att, key, secrets[i], &comment);
+			if (mask)
+				appendStringInfo(buf, ", %s", mask);
+			appendStringInfoString(buf, ", \"needs_mask_decision\": true, \"comment\": ");
+			append_json_string(buf, comment.data);
 		}
 		appendStringInfoChar(buf, '}');
 	}

@@ -11,13 +11,15 @@
  * reviewer clears a false alarm with one key) but not blind: a product's
  * "name" is not a person's, nor is an invoice's display name.  Nothing here
  * reads a row: a column is judged by its table's name, its own name and its
- * type.  doc/subset.md (Safe mode) lists every rule with its reason.
+ * type (the columns this leaves unmarked are then judged by a sample of
+ * their values, subset_values.c).  doc/subset.md (Safe mode) lists every
+ * rule with its reason.
  *
  * By type: inet and cidr (the address of someone's machine), macaddr,
  * tsvector (a trigger may have filled it from a masked column, carrying the
  * original words) and bytea (pictures, documents, keys).  json and jsonb
- * only by name, like any other column: a document's keys are data, which a
- * config made from the catalog never reads.
+ * only by name, like any other column: a document's keys are data, which
+ * subset_values.c reads a sample of.
  *
  * By name: the column name is cut into words at "_", "-", digits and
  * lower-to-upper case changes, and looked up in the lists below: words that
