@@ -61,12 +61,13 @@ CREATE FUNCTION exwiw_explain(
 	actual boolean DEFAULT false,
 	ids_by_space jsonb DEFAULT NULL)
 RETURNS TABLE(seq integer, table_name text, file_name text,
-			  estimated_rows double precision, indexes text[], plan text)
+			  estimated_rows double precision, indexes text[], plan text,
+			  actual_rows double precision)
 AS 'MODULE_PATHNAME', 'exwiw_explain'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean, jsonb) IS
-'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked)';
+'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked, and then the rows each file holds, counted on that snapshot)';
 
 CREATE FUNCTION exwiw_export(
 	target_table text,

@@ -178,6 +178,7 @@ typedef struct CliOptions
 	int			compress_level; /* -Z's level, 0: the method's default */
 	bool		compress_given;
 	bool		no_verify;		/* load --no-verify */
+	bool		exact;			/* explain --exact */
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;

@@ -148,11 +148,11 @@ run_explain(CliOptions *opts)
 	params[0] = opts->target_table;
 	params[1] = ids;
 	params[2] = config_text;
-	params[3] = opts->analyze ? "true" : "false";
+	params[3] = opts->analyze || opts->exact ? "true" : "false";
 	params[4] = ids_by_space_json(&opts->ids);
 	sql = psprintf("SELECT e.seq, e.table_name, e.file_name, e.estimated_rows, "
 				   "pg_catalog.array_to_string(e.indexes, ', '), e.plan, p.query, p.rule, "
-				   "pg_catalog.array_to_json(e.indexes) "
+				   "pg_catalog.array_to_json(e.indexes), e.actual_rows "
 				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
 				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
@@ -200,6 +200,8 @@ run_explain(CliOptions *opts)
 			json_set(t, "file", json_str(PQgetvalue(res, i, 2)));
 			json_set(t, "rule", json_str(rule));
 			json_set(t, "estimated_rows", json_num(PQgetvalue(res, i, 3)));
+			if (!PQgetisnull(res, i, 9))
+				json_set(t, "rows", json_num(PQgetvalue(res, i, 9)));
 			json_set(t, "indexes", text_array_json(PQgetvalue(res, i, 8)));
 			json_set(t, "query", json_str(PQgetvalue(res, i, 6)));
 			if (opts->show_plans || opts->analyze)
@@ -207,8 +209,15 @@ run_explain(CliOptions *opts)
 			json_append(tables, t);
 			continue;
 		}
-		format_count(rows, sizeof(rows), strtod(PQgetvalue(res, i, 3), NULL));
-		printf("[%s/%d] %s -> %s  ~%s rows  rule: %s  indexes: %s  query: %s\n",
+		/* --exact (or --analyze): the rows counted; else the estimate */
+		if (!PQgetisnull(res, i, 9))
+			format_count(rows, sizeof(rows), strtod(PQgetvalue(res, i, 9), NULL));
+		else
+		{
+			rows[0] = '~';
+			format_count(rows + 1, sizeof(rows) - 1, strtod(PQgetvalue(res, i, 3), NULL));
+		}
+		printf("[%s/%d] %s -> %s  %s rows  rule: %s  indexes: %s  query: %s\n",
 			   PQgetvalue(res, i, 0), maxseq, PQgetvalue(res, i, 1),
 			   PQgetvalue(res, i, 2), rows, rule[0] ? one_line(rule) : "(none)",
 			   indexes[0] ? indexes : "(none)",

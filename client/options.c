@@ -60,6 +60,7 @@ enum
 	OPT_SPLIT_ROWS,
 	OPT_COMPRESS,
 	OPT_NO_VERIFY,
+	OPT_EXACT,
 	OPT_ANALYZE,
 	OPT_TABLE,
 	OPT_QUERY,
@@ -112,6 +113,7 @@ static const struct option long_options[] = {
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
 	{"compress", required_argument, NULL, 'Z'},
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+	{"exact", no_argument, NULL, OPT_EXACT},
 	{"table", required_argument, NULL, OPT_TABLE},
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
@@ -290,7 +292,9 @@ usage_explain(bool with_target)
 	printf("Explain options:\n");
 	if (with_target)
 		usage_target();
-	printf("        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
+	printf("        --exact                      Each file's exact rows, counted on the export's\n"
+		   "                                     snapshot (the queries run; nothing is written)\n"
+		   "        --analyze                    Run each query (EXPLAIN ANALYZE, BUFFERS)\n"
 		   "    -v, --verbose                    Print each table's EXPLAIN plan too\n"
 		   "        --format=FORMAT              text (default): one line per table with the rule\n"
 		   "                                     that chose its rows; json: the plan for scripts\n"
@@ -866,6 +870,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_NO_VERIFY:
 				opts->no_verify = true;
 				break;
+			case OPT_EXACT:
+				opts->exact = true;
+				break;
 			case OPT_ON_CONFLICT:
 				opts->on_conflict_text = pg_strdup(optarg);
 				break;
@@ -1366,10 +1373,10 @@ check_options(CliOptions *opts)
 		exit(1);
 	}
 	if (opts->command != CMD_EXPLAIN &&
-		(opts->analyze || opts->explain_format ||
+		(opts->analyze || opts->explain_format || opts->exact ||
 		 (opts->show_plans && opts->command != CMD_EXPORT && opts->command != CMD_LOAD)))
 	{
-		pg_log_error("--analyze and --format apply to the explain subcommand only, --verbose to explain, export and load");
+		pg_log_error("--analyze, --exact and --format apply to the explain subcommand only, --verbose to explain, export and load");
 		exit(1);
 	}
 	if (opts->explain_format && strcmp(opts->explain_format, "text") != 0 &&

@@ -14,6 +14,7 @@ use lib $FindBin::RealBin;
 use ExwiwCli;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use JSON::PP;
 use Test::More;
 
 my $node = cli_node('explain');
@@ -144,6 +145,26 @@ my $json2 = run_ok([ @explain, '--format=json', '--verbose' ], 'explain --format
 	'-At', '-v', "plan=$json2");
 is($got, "t\n", '--format=json --verbose: each table\'s EXPLAIN plan in "plan"')
   or diag("$err\n" . substr($json2, 0, 600));
+
+# --exact: each file's rows counted on the export's snapshot, equal to the
+# rows the export writes, table by table (the estimates are not)
+my $exact = run_ok([ @explain, '--exact', '--format=json' ], 'explain --exact --format=json');
+my %exact_rows = map { ($_->{file} => $_->{rows}) } @{ JSON::PP->new->decode($exact)->{tables} };
+run_ok([ 'exwiw', '--target-table=shops', '--ids=1', "--schema-dir=$work/schema", '--allow-undecided', '-o', "$work/exact" ],
+	'the export --exact counts for');
+my $m = JSON::PP->new->decode(slurp("$work/exact/manifest.json"));
+my @differ = grep {
+	my $f = $_;
+	$f->{name} =~ /^insert-/ && defined $f->{rows} && $f->{rows} > 0
+	  && ($exact_rows{ $f->{name} } // -1) != $f->{rows}
+} @{ $m->{files} };
+is("@{[ map { $_->{name} } @differ ]}", '',
+	'explain --exact: every file\'s rows, as the export writes them (manifest.json)');
+ok(scalar(keys %exact_rows) >= 3, 'explain --exact: a count per file with rows')
+  or diag($exact);
+my $exact_text = run_ok([ @explain, '--exact' ], 'explain --exact');
+like($exact_text, qr/^\[\d+\/9\] orders -> insert-\d+-orders\.sql  [0-9,]+ rows  rule/m,
+	'explain --exact: the rows without "~"');
 
 expect_error($work, '--format=yaml', q{invalid explain format 'yaml'},
 	@explain, '--format=yaml');

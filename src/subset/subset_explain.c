@@ -7,14 +7,17 @@
  *	  exwiw_explain(target_table text, ids text[], config jsonb DEFAULT NULL,
  *					actual boolean DEFAULT false)
  *		RETURNS TABLE(seq int, table_name text, file_name text,
- *					  estimated_rows float8, indexes text[], plan text)
+ *					  estimated_rows float8, indexes text[], plan text,
+ *					  actual_rows float8)
  *
  * The extraction queries read row sets (subset_plan.c) that exist only
  * while an export runs, so they cannot be pasted into EXPLAIN by hand.
  * This function prepares the export as exwiw_export() does (privileges,
  * locks, the row sets, on the caller's snapshot) and EXPLAINs each file's
  * query there: the estimated rows and the indexes of the plan, and the plan
- * itself, with ANALYZE and BUFFERS when actual is true.  It is what
+ * itself, with ANALYZE and BUFFERS when actual is true, and then the file's
+ * rows (the top node's actual rows: the query ran on that snapshot, its
+ * rows counted, not sent).  It is what
  * "exwiw explain" prints.  Safe mode does not apply: nothing is written.
  *
  *-------------------------------------------------------------------------
@@ -67,7 +70,8 @@ explain_withheld(const char *sql, ExwiwQuery *q, bool withhold)
  *		workers, as the export's own (a worker would log its error).
  */
 static char *
-explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes)
+explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
+			 double *actual)
 {
 	StringInfoData sql;
 	StringInfoData plan;
@@ -104,6 +108,17 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes)
 	for (i = 0; i < SPI_processed; i++)
 		appendStringInfo(&plan, "%s%s", i ? "\n" : "",
 						 SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	/* ANALYZE: the top node's "actual rows=N loops=1" are the file's rows */
+	*actual = -1;
+	if (analyze)
+	{
+		const char *nl = strchr(plan.data, '\n');
+		const char *a = strstr(plan.data, "actual rows=");
+
+		if (a == NULL || (nl != NULL && a > nl))
+			elog(ERROR, "could not read the rows of an EXPLAIN ANALYZE");
+		*actual = strtod(a + strlen("actual rows="), NULL);
+	}
 	return plan.data;
 }
 
@@ -125,9 +140,10 @@ subset_explain(const SubsetArgs *a, Tuplestorestate *ts, TupleDesc desc)
 	{
 		SubsetFile *f = &plan->files[i];
 		ExwiwQuery	q;
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, false};
 		double		rows = 0;
+		double		actual = -1;
 		Datum		indexes = (Datum) 0;
 		char	   *text;
 		ListCell   *lc;
@@ -146,7 +162,7 @@ subset_explain(const SubsetArgs *a, Tuplestorestate *ts, TupleDesc desc)
 			serial = exwiw_pin_serial();
 		if (q.pin_search_path)
 			nest = exwiw_pin_search_path();
-		text = explain_file(&q, a->actual, &rows, &indexes);
+		text = explain_file(&q, a->actual, &rows, &indexes, &actual);
 
 		if (nest >= 0)
 			exwiw_restore_settings(nest);
@@ -158,6 +174,8 @@ subset_explain(const SubsetArgs *a, Tuplestorestate *ts, TupleDesc desc)
 		values[3] = Float8GetDatum(rows);
 		values[4] = indexes;
 		values[5] = CStringGetTextDatum(text);
+		values[6] = Float8GetDatum(actual);
+		nulls[6] = (actual < 0);
 		tuplestore_putvalues(ts, desc, values, nulls);
 		SPI_finish();
 	}
