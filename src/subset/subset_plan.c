@@ -52,6 +52,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/varlena.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -1077,6 +1078,54 @@ subset_plan_name_files(SubsetPlan *plan, const char *ext)
 }
 
 /*
+ * target_hint
+ *		The hint for a target the config does not name: the config's names
+ *		nearest to it (Levenshtein distance, as the server's "Perhaps you
+ *		meant" hints), or, when none is near, the first of its names.
+ */
+static char *
+target_hint(SubsetConfig *cfg, const char *target)
+{
+	StringInfoData s;
+	int			best = -1;
+	int			limit = Max(2, (int) strlen(target) / 3);
+	int			i,
+				n = 0;
+
+	initStringInfo(&s);
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		const char *name = cfg->tables[i].name;
+		int			d = varstr_levenshtein_less_equal(target, strlen(target), name,
+													  strlen(name), 1, 1, 1, limit, true);
+
+		if (d <= limit && (best < 0 || d < best))
+			best = d;
+	}
+	if (best >= 0)
+	{
+		appendStringInfoString(&s, "Perhaps you meant ");
+		for (i = 0; i < cfg->ntables; i++)
+		{
+			const char *name = cfg->tables[i].name;
+
+			if (varstr_levenshtein_less_equal(target, strlen(target), name, strlen(name),
+											  1, 1, 1, limit, true) == best && n < 3)
+				appendStringInfo(&s, "%s\"%s\"", n++ ? " or " : "", name);
+		}
+		appendStringInfoString(&s, ": name the target as the config does.");
+		return s.data;
+	}
+	appendStringInfoString(&s, "Name the target as the config does");
+	for (i = 0; i < cfg->ntables && i < 5; i++)
+		appendStringInfo(&s, "%s\"%s\"", i ? ", " : ": ", cfg->tables[i].name);
+	if (cfg->ntables > 5)
+		appendStringInfo(&s, " and %d more", cfg->ntables - 5);
+	appendStringInfoChar(&s, '.');
+	return s.data;
+}
+
+/*
  * find_target
  *		The config index of the target table: by its config name, or by the
  *		relation the name means.
@@ -1098,7 +1147,7 @@ find_target(SubsetConfig *cfg, const char *target)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_TABLE),
 					 errmsg("target table \"%s\" is not in the config", target),
-					 errhint("Name the target as the config does, for example \"shops\" or \"billing.invoices\".")));
+					 errhint("%s", target_hint(cfg, target))));
 	}
 	t = &cfg->tables[i];
 	if (t->ignore)
