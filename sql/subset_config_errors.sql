@@ -47,6 +47,8 @@ SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops"}, {"name": "users", 
 SELECT * FROM exwiw_plan('users', '{1}', '[{"name": "shops", "primary_key": "id", "ignore": true}, {"name": "users", "primary_key": "id", "belongs_tos": [{"table_name": "shops", "foreign_key": "shop_id"}]}]');
 -- the target
 SELECT * FROM exwiw_plan('stores', '{1}', '[{"name": "shops", "primary_key": "id"}]');
+-- a misspelt target: the config's nearest names
+SELECT * FROM exwiw_plan('shop', '{1}', '[{"name": "shops", "primary_key": "id"}, {"name": "users", "primary_key": "id"}]');
 SELECT * FROM exwiw_plan('shops', '{1}', '[{"name": "shops", "primary_key": "id", "ignore": true}]');
 SELECT * FROM exwiw_plan('order_tags', '{1}');
 SELECT * FROM exwiw_plan('shops', NULL);
