@@ -143,6 +143,8 @@ typedef struct SubsetEdge
 	char	   *type_value;		/* ... and the value naming this parent */
 	bool		broken;			/* dropped to break a cycle */
 	bool		deferred;		/* cuts a cycle: written NULL, set later */
+	bool		delegated;		/* "delegated": the parent row is the child
+								 * row's own (Rails' delegated_type) */
 	int8		not_null;		/* subset_edge_not_null: 0 not known yet, 1
 								 * no, 2 yes */
 	int8		enforced;		/* subset_edge_enforced: the same */
@@ -177,6 +179,7 @@ typedef struct SubsetTable
 	List	   *undecided_arms; /* polymorphic arms that wait for a table
 								 * (needs_table_decision): "col = 'Type'" */
 	bool		no_cascade;		/* the planner found its cascade in a cycle */
+	bool		no_claims;		/* ... or its delegated rows in one */
 	int			ncols;
 	SubsetColumn *cols;			/* the exported columns, config order */
 	bool		any_mask;

@@ -28,9 +28,9 @@ static const char *const batch_keys[] = {"comment", "size", "table", NULL};
 static const char *const via_keys[] = {"column", "table", NULL};
 static const char *const reverse_keys[] = {"column", "via", NULL};
 static const char *const belongs_to_keys[] = {
-	"comment", "foreign_key", "foreign_type", "ignore", "ignore_type",
-	"inferred", "needs_table_decision", "references", "table_name",
-	"type_value", NULL
+	"comment", "delegated", "foreign_key", "foreign_type", "ignore",
+	"ignore_type", "inferred", "needs_table_decision", "references",
+	"table_name", "type_value", NULL
 };
 
 /*
@@ -244,6 +244,7 @@ cfg_parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv
 			}
 		}
 
+		e->delegated = cfg_get_bool(p, b, "delegated", psprintf("belongs_tos[%d].delegated", i));
 		key = psprintf("belongs_tos[%d].references", i);
 		cfg_parse_cols(p, pt, cfg_json_get(b, "references"), key, &e->ref);
 		if (e->ref.n == 0)
@@ -266,6 +267,14 @@ cfg_parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv
 					(errcode(ERRCODE_INVALID_FOREIGN_KEY),
 					 errmsg("key \"%s\" of table \"%s\" names %d columns, but the columns it references in \"%s\" are %d",
 							p->ectx.key, t->name, e->fk.n, pname, e->ref.n)));
+		}
+		if (e->delegated && e->parent == idx)
+		{
+			p->ectx.key = psprintf("belongs_tos[%d].delegated", i);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a belongs_to of table \"%s\" to itself cannot be delegated", t->name),
+					 errhint("\"delegated\": true says that the parent row is the child row's own (Rails' delegated_type); a row cannot own another row of its table that way.")));
 		}
 		if (pt->ignore && !t->ignore)
 		{

@@ -1255,6 +1255,45 @@ add_other_arms(Planner *pl)
 }
 
 /*
+ * decide_claims
+ *		A belongs_to marked "delegated" says that the parent row is the
+ *		child row's own (Rails' delegated_type: an entry's transaction, an
+ *		account's depository): the parent's rows that exported rows of a
+ *		child tied to the target name through it are the tenant's, whatever
+ *		the parent's own arms say (a transaction with no category and no
+ *		merchant), and so are their children.  The parent's seed takes them
+ *		(planner_build_seed reads the child's exwiw_f set); a parent with no
+ *		rule of its own gets one (SEED_CASCADE, as a child of its owner).
+ *		Not from a child whose rows are not tied to the target, nor into
+ *		the target, a scope-filtered table or a table exported whole (their
+ *		rows are decided), nor for a table whose claims planning found in a
+ *		cycle (no_claims: it plans again without them).  Runs after rules 1
+ *		to 3, so that the fallbacks see the new seeds.
+ */
+static void
+decide_claims(Planner *pl)
+{
+	SubsetConfig *cfg = pl->cfg;
+	int			i;
+
+	for (i = 0; i < cfg->nedges; i++)
+	{
+		SubsetEdge *e = &cfg->edges[i];
+		PlannerRel *p = &pl->rel[e->parent];
+
+		if (!e->delegated || !planner_edge_live(pl, e) || SubsetEdgeIsSelf(e) ||
+			cfg->tables[e->parent].no_claims || cfg->tables[e->parent].batch_table >= 0 ||
+			!SeedConstrains(pl->rel[e->child].kind) ||
+			!(p->kind == SEED_NONE || p->kind == SEED_UNRELATED ||
+			  p->kind == SEED_PATH || p->kind == SEED_CASCADE))
+			continue;
+		p->claims = lappend_int(p->claims, i);
+		if (p->kind == SEED_NONE || p->kind == SEED_UNRELATED)
+			p->kind = SEED_CASCADE;
+	}
+}
+
+/*
  * add_late_arms
  *		A polymorphic arm is followed from every parent whose rows are
  *		exported, whatever rule brought them: a table whose seed is a group
@@ -1375,6 +1414,7 @@ planner_seeds(Planner *pl)
 	for (i = 0; i < pl->nt; i++)
 		if (!cfg->tables[i].ignore && !pl->rel[i].comp && pl->rel[i].kind == SEED_NONE)
 			pl->rel[i].kind = SEED_UNRELATED;
+	decide_claims(pl);
 
 	decide_fallbacks(pl);
 	add_late_arms(pl);

@@ -218,6 +218,11 @@ planner_cycle_error(Planner *pl, int t)
 			pl->cfg->tables[lfirst_int(lc)].no_cascade = true;
 			pl->cfg->cascade_cut = true;
 		}
+		if (on && pl->rel[lfirst_int(lc)].claims != NIL)
+		{
+			pl->cfg->tables[lfirst_int(lc)].no_claims = true;
+			pl->cfg->cascade_cut = true;
+		}
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -548,7 +553,9 @@ plan_files(Planner *pl)
 					ListCell   *lc;
 
 					appendStringInfoString(&rule, pl->rel[ti].kind == SEED_PATH ?
-										   "belongs_to: " : "cascade from its parent: ");
+										   "belongs_to: " :
+										   pl->rel[ti].seed_edges == NIL ? "" :
+										   "cascade from its parent: ");
 					foreach(lc, pl->rel[ti].seed_edges)
 					{
 						if (foreach_current_index(lc) > 0)
@@ -568,6 +575,15 @@ plan_files(Planner *pl)
 						appendStringInfo(&rule, ": %s.", t->name);
 						subset_append_cols(&rule, NULL, &a->fk);
 						appendStringInfoString(&rule, " is never NULL)");
+					}
+					/* decide_claims */
+					foreach(lc, pl->rel[ti].claims)
+					{
+						appendStringInfoString(&rule, foreach_current_index(lc) > 0 ? " or " :
+											   pl->rel[ti].seed_edges != NIL ?
+											   ", and the rows its delegated child owns: " :
+											   "delegated: the rows its child owns: ");
+						append_arm(&rule, cfg, &cfg->edges[lfirst_int(lc)]);
 					}
 					break;
 				}

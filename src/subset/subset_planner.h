@@ -75,6 +75,8 @@ typedef struct PlannerRel
 	List	   *seed_edges;		/* PATH/CASCADE: edge indexes (arms) */
 	bool		late;			/* some arms read a parent's referenced rows
 								 * (add_late_arms) */
+	List	   *claims;			/* delegated edges to it: the rows its
+								 * children's rows own (decide_claims) */
 	int			all_arm;		/* the arm that decides every row, or -1 */
 	List	   *shadowed;		/* edges to tied parents after it: no arms */
 	List	   *rev_arms;		/* REVERSE: SubsetReverseArm * */

@@ -670,7 +670,31 @@ planner_build_seed(Planner *pl, int ti)
 						cfg->edges[list_nth_int(pl->rel[ti].seed_edges, foreach_current_index(lc) - 1)].fk.attnums[0] != e->fk.attnums[0])
 						warn_unindexed(t, e);
 				}
-				if (list_length(parts) == 1 && !planner_descends_by_self(pl, ti) &&
+				/* the rows its delegated children's rows own (decide_claims) */
+				foreach(lc, pl->rel[ti].claims)
+				{
+					SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+					int			setno = planner_fset(pl, e->child);
+					SubsetSet  *set = planner_set(pl, setno);
+					StringInfoData sub;
+					StringInfoData p;
+
+					initStringInfo(&sub);
+					appendStringInfoString(&sub, "SELECT ");
+					subset_append_cols(&sub, set->name, &e->fk);
+					appendStringInfo(&sub, " FROM %s", set->name);
+					if (SubsetEdgeIsPolymorphic(e))
+					{
+						appendStringInfoString(&sub, " WHERE ");
+						planner_append_type_cond(&sub, set->name, e);
+					}
+					initStringInfo(&p);
+					subset_append_match(&p, alias, &e->ref, sub.data, &e->fk);
+					parts = lappend(parts, p.data);
+					pl->rel[ti].seed_deps = list_append_unique_int(pl->rel[ti].seed_deps, setno);
+				}
+				if (list_length(parts) == 1 && pl->rel[ti].claims == NIL &&
+					!planner_descends_by_self(pl, ti) &&
 					!constant_parent(pl, &cfg->edges[linitial_int(pl->rel[ti].seed_edges)]))
 					seed_as_join(pl, ti, &cfg->edges[linitial_int(pl->rel[ti].seed_edges)]);
 				if (list_length(parts) == 1 || t->pk.n == 0)
@@ -697,6 +721,7 @@ planner_build_seed(Planner *pl, int ti)
 					subset_append_match(&s, alias, &t->pk, keys.data, &t->pk);
 				}
 				rule = pl->rel[ti].kind == SEED_PATH ? "seed: rows on the belongs_to path" :
+					pl->rel[ti].seed_edges == NIL ? "seed: rows its delegated child owns" :
 					"seed: rows of the parent with selected rows";
 				if (planner_descends_by_self(pl, ti))
 				{
