@@ -132,7 +132,7 @@ for scope in one all; do
 	done
 	same=1
 	for p in primary-j2 standby-j1 standby-j2; do
-		diff -r "$out/$scope-primary-j1" "$out/$scope-$p" >/dev/null || same=0
+		diff -r -x manifest.json "$out/$scope-primary-j1" "$out/$scope-$p" >/dev/null || same=0
 	done
 	if [ $same -eq 1 ]; then
 		echo "$scope: $(ls "$out/$scope-primary-j1" | wc -l) files, $(du -sb "$out/$scope-primary-j1" | cut -f1) bytes;" \
