@@ -151,6 +151,9 @@ typedef struct SubsetEdge
 } SubsetEdge;
 
 #define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
+/* Does the config narrow table t's own rows (filter, limit, sample)? */
+#define SubsetTableNarrowed(t) \
+	((t)->filter != NULL || (t)->limit_rows > 0 || (t)->sample > 0)
 
 /* One arm of a reverse_scope: values of column of table. */
 typedef struct SubsetReverseArm
@@ -172,6 +175,12 @@ typedef struct SubsetTable
 	char	   *qualname;		/* "nsp"."rel", quoted for SQL */
 	SubsetCols	pk;				/* n = 0: no primary key */
 	char	   *filter;			/* SQL predicate, or NULL */
+	/* slices (issue 40): the seed narrowed further, closure kept */
+	int64		limit_rows;		/* "limit": at most this many rows, or 0 */
+	SubsetCols	limit_per;		/* ... per distinct value of these */
+	char	   *limit_order;	/* ... the first by this ORDER BY list */
+	double		sample;			/* "sample": the share kept, or 0 */
+	char	   *sample_seed;	/* ... keyed by this text ("" none) */
 	int			chunk;			/* rows per INSERT statement */
 	bool		ignore;
 	bool		export_all;		/* "export": "all": may go out in full */
@@ -496,6 +505,8 @@ extern char *subset_relation_sql(SubsetTable *t);
 extern void subset_check_fragment(const char *funcname, SubsetTable *t,
 								  const char *key, const char *fragment,
 								  bool is_filter);
+extern void subset_check_order_by(SubsetTable *t, const char *key,
+								  const char *text);
 
 /* subset_plan.c */
 extern SubsetPlan *subset_plan_build(const SubsetRequest *req);

@@ -58,9 +58,91 @@
 static const char *const table_keys[] = {
 	"batch_scope", "belongs_tos", "bulk_insert_chunk_size", "columns",
 	"comment", "export", "export_reason", "filter", "id_space", "ignore",
-	"name", "needs_scope_decision", "primary_key", "reverse_scope",
-	"scope_column", "scope_exempt", "type", NULL
+	"limit", "name", "needs_scope_decision", "primary_key", "reverse_scope",
+	"sample", "scope_column", "scope_exempt", "type", NULL
 };
+static const char *const limit_keys[] = {"order_by", "per", "rows", NULL};
+static const char *const sample_keys[] = {"fraction", "seed", NULL};
+
+/*
+ * parse_fraction
+ *		A sample's share: a number above 0 and at most 1.
+ */
+static double
+parse_fraction(ConfigParse *p, JsonbValue *v, const char *key)
+{
+	double		f;
+
+	if (v == NULL || v->type != jbvNumeric)
+		cfg_type_error(p, key, "a number above 0 and at most 1", v);
+	f = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+	if (!(f > 0 && f <= 1))
+	{
+		p->ectx.key = key;
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key \"%s\" of table \"%s\" must be above 0 and at most 1, not %g",
+						key, p->ectx.table, f),
+				 errhint("A sample keeps that share of the table's rows: 0.1 keeps a tenth.")));
+	}
+	return f;
+}
+
+/*
+ * parse_slices
+ *		A table's slices (issue 40): "limit": {"rows": N, "per": cols?,
+ *		"order_by": "..."} keeps at most N of its own rows (per distinct
+ *		value of per), the first by order_by; "sample": F or {"fraction": F,
+ *		"seed": "..."} keeps a stable share F of them, chosen by a hash of
+ *		the key.  Both narrow the table's seed, as a filter does
+ *		(subset_seeds.c); both need a primary key.
+ */
+static void
+parse_slices(ConfigParse *p, SubsetTable *t, JsonbValue *tv)
+{
+	JsonbValue *l = cfg_json_get(tv, "limit");
+	JsonbValue *s = cfg_json_get(tv, "sample");
+
+	if (l != NULL && l->type != jbvNull)
+	{
+		p->ectx.key = "limit";
+		if (!cfg_json_is_object(l))
+			cfg_type_error(p, "limit", "an object", l);
+		cfg_check_keys(p, l, limit_keys, "limit.");
+		if (cfg_json_get(l, "rows") == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("key \"limit.rows\" of table \"%s\" is missing", t->name)));
+		t->limit_rows = cfg_parse_positive(p, cfg_json_get(l, "rows"), "limit.rows", 1);
+		cfg_parse_cols(p, t, cfg_json_get(l, "per"), "limit.per", &t->limit_per);
+		t->limit_order = cfg_get_string(p, l, "order_by", "limit.order_by", false);
+		p->ectx.key = "limit.order_by";
+		subset_check_order_by(t, "limit.order_by", t->limit_order);
+	}
+	if (s != NULL && s->type != jbvNull)
+	{
+		p->ectx.key = "sample";
+		if (cfg_json_is_object(s))
+		{
+			cfg_check_keys(p, s, sample_keys, "sample.");
+			t->sample = parse_fraction(p, cfg_json_get(s, "fraction"), "sample.fraction");
+			t->sample_seed = cfg_get_string(p, s, "seed", "sample.seed", true);
+		}
+		else
+			t->sample = parse_fraction(p, s, "sample");
+		if (t->sample_seed == NULL)
+			t->sample_seed = "";
+	}
+	if ((t->limit_rows > 0 || t->sample > 0) && t->pk.n == 0)
+	{
+		p->ectx.key = t->limit_rows > 0 ? "limit" : "sample";
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table \"%s\" has %s but no primary_key", t->name,
+						t->limit_rows > 0 ? "a limit" : "a sample"),
+				 errhint("A limit and a sample choose rows by their key: give the table a primary_key in the config.")));
+	}
+}
 
 /*
  * subset_error_context_callback
@@ -409,6 +491,7 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 	p->ectx.key = "filter";
 	if (t->filter)
 		subset_check_fragment(p->funcname, t, "filter", t->filter, true);
+	parse_slices(p, t, tv);
 	t->chunk = cfg_parse_positive(p, cfg_json_get(tv, "bulk_insert_chunk_size"),
 								  "bulk_insert_chunk_size", SUBSET_DEFAULT_CHUNK);
 

@@ -1126,7 +1126,7 @@ planner_all_decided(Planner *pl, int ti)
 		return r->somebodys == 2;
 	if (r->somebodys == 1)
 		return false;
-	if (r->kind != SEED_PATH || t->filter != NULL || t->pk.n == 0 ||
+	if (r->kind != SEED_PATH || SubsetTableNarrowed(t) || t->pk.n == 0 ||
 		t->batch_table >= 0 || planner_descends_by_self(pl, ti))
 	{
 		r->somebodys = 2;

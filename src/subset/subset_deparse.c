@@ -222,6 +222,69 @@ single_expression(List *raw)
 }
 
 /*
+ * order_by_list
+ *		Does raw hold exactly "SELECT 1 ORDER BY <list>": one statement,
+ *		its sort clause and nothing else?
+ */
+static bool
+order_by_list(List *raw)
+{
+	RawStmt    *rs;
+	SelectStmt *s;
+
+	if (list_length(raw) != 1)
+		return false;
+	rs = linitial_node(RawStmt, raw);
+	if (!IsA(rs->stmt, SelectStmt))
+		return false;
+	s = (SelectStmt *) rs->stmt;
+	return s->op == SETOP_NONE && s->intoClause == NULL && s->fromClause == NIL &&
+		s->whereClause == NULL && s->groupClause == NIL && s->havingClause == NULL &&
+		s->windowClause == NIL && s->valuesLists == NIL && s->sortClause != NIL &&
+		s->limitOffset == NULL && s->limitCount == NULL && s->lockingClause == NIL &&
+		s->withClause == NULL && s->distinctClause == NIL &&
+		list_length(s->targetList) == 1;
+}
+
+/*
+ * subset_check_order_by
+ *		Error out unless text, the user's SQL for key of table t, is one
+ *		ORDER BY list ("ordered_at DESC, id"): it is put after ORDER BY in
+ *		a window of the table's rows, and must not close it.
+ */
+void
+subset_check_order_by(SubsetTable *t, const char *key, const char *text)
+{
+	MemoryContext old = CurrentMemoryContext;
+	volatile bool ok = false;
+	char	   *volatile why = NULL;
+
+	PG_TRY();
+	{
+		ok = order_by_list(raw_parser(psprintf("SELECT 1 ORDER BY %s\n", text),
+									  RAW_PARSE_DEFAULT));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		MemoryContextSwitchTo(old);
+		ed = CopyErrorData();
+		FlushErrorState();
+		why = ed->message;
+	}
+	PG_END_TRY();
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("key \"%s\" of table \"%s\" is not a single ORDER BY list",
+						key, t->name),
+				 why ? errdetail("%s", why) :
+				 errdetail("It parses as more than an ORDER BY list."),
+				 errhint("Write what follows ORDER BY, for example \"created_at DESC, id\".")));
+}
+
+/*
  * subset_check_fragment
  *		Error out unless fragment, the user's SQL for key of table t, is one
  *		SQL expression.  A filter like "true) OR (true" would otherwise

@@ -622,6 +622,16 @@ plan_files(Planner *pl)
 		}
 		if (t->filter && pl->rel[ti].seed)
 			appendStringInfoString(&rule, ", narrowed by its filter");
+		if (t->sample > 0 && pl->rel[ti].seed)
+			appendStringInfo(&rule, ", a sample of %g%% of them", t->sample * 100);
+		if (t->limit_rows > 0 && pl->rel[ti].seed)
+		{
+			appendStringInfo(&rule, ", limited to " INT64_FORMAT " %s", t->limit_rows,
+							 t->limit_per.n > 0 ? "per " : "in all");
+			if (t->limit_per.n > 0)
+				subset_append_cols(&rule, NULL, &t->limit_per);
+			appendStringInfo(&rule, " by %s", t->limit_order);
+		}
 		if (t->export_all && (pl->rel[ti].kind == SEED_TARGET || pl->rel[ti].kind == SEED_DIRECT))
 			appendStringInfoString(&rule, " (\"export\": \"all\" does not apply: its rows are the ids')");
 		if (pl->rel[ti].kind == SEED_FALLBACK && t->no_cascade)

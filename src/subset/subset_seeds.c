@@ -17,6 +17,8 @@
  */
 #include "subset/subset_planner.h"
 
+#include <math.h>
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
@@ -83,6 +85,61 @@ with_filter(const char *pred, const char *filter)
 	if (pred == NULL)
 		return psprintf("(\n%s\n)", filter);
 	return psprintf("%s AND (\n%s\n)", pred, filter);
+}
+
+/*
+ * with_slices
+ *		Table t's seed predicate pred narrowed by its slices (issue 40):
+ *		"sample" keeps the rows whose key hashes below the share
+ *		(hashtextextended of the key's row text and the seed: the same rows
+ *		on every run, on a replica too), then "limit" the first rows_N of
+ *		those by order_by in each group of per, by their keys: the rows are
+ *		numbered in a window over the seed's rows themselves (the table
+ *		scanned again under pred, whose row sets it reads as pred does).
+ *		What their rows reference still comes (the closure), and children
+ *		chosen through the table's seed take only the rows kept.
+ */
+static char *
+with_slices(SubsetTable *t, const char *pred)
+{
+	const char *alias = planner_alias(t);
+	StringInfoData s;
+	StringInfoData keys;
+	int			k;
+
+	initStringInfo(&keys);
+	subset_append_cols(&keys, alias, &t->pk);
+	initStringInfo(&s);
+	appendStringInfoString(&s, pred);
+	if (t->sample > 0)
+	{
+		appendStringInfo(&s, " AND (pg_catalog.hashtextextended(CAST(ROW(%s) AS pg_catalog.text) OPERATOR(pg_catalog.||) ",
+						 keys.data);
+		subset_append_literal(&s, t->sample_seed);
+		appendStringInfo(&s, ", 0) OPERATOR(pg_catalog.&) 1048575) OPERATOR(pg_catalog.<) %ld",
+						 (long) ceil(t->sample * 1048576.0));
+	}
+	if (t->limit_rows > 0)
+	{
+		StringInfoData q;
+
+		initStringInfo(&q);
+		appendStringInfoString(&q, "SELECT ");
+		for (k = 0; k < t->pk.n; k++)
+			appendStringInfo(&q, "%sexwiw_l.%s", k ? ", " : "", quote_identifier(t->pk.names[k]));
+		appendStringInfo(&q, " FROM (SELECT %s, pg_catalog.row_number() OVER (", keys.data);
+		if (t->limit_per.n > 0)
+		{
+			appendStringInfoString(&q, "PARTITION BY ");
+			subset_append_cols(&q, alias, &t->limit_per);
+			appendStringInfoChar(&q, ' ');
+		}
+		appendStringInfo(&q, "ORDER BY\n%s\n) AS exwiw_rn FROM %s WHERE %s) AS exwiw_l WHERE exwiw_l.exwiw_rn OPERATOR(pg_catalog.<=) " INT64_FORMAT,
+						 t->limit_order, subset_relation_sql(t), s.data, t->limit_rows);
+		appendStringInfoString(&s, " AND ");
+		subset_append_match(&s, alias, &t->pk, q.data, &t->pk);
+	}
+	return s.data;
 }
 
 /*
@@ -283,7 +340,7 @@ constant_parent(Planner *pl, SubsetEdge *e)
 {
 	SubsetTable *pt = &pl->cfg->tables[e->parent];
 
-	if (e->parent == e->child || pt->filter != NULL || pl->rel[e->parent].ids_lits == NULL)
+	if (e->parent == e->child || SubsetTableNarrowed(pt) || pl->rel[e->parent].ids_lits == NULL)
 		return false;
 	if (pl->rel[e->parent].kind == SEED_TARGET)
 		return planner_cols_equal(&e->ref, &pt->pk);
@@ -386,7 +443,7 @@ undecided_set(Planner *pl, int ti)
 		return r->uset;
 	if (r->u_state == 1)
 		return -1;
-	if (r->kind != SEED_PATH || r->seed_edges == NIL || t->filter != NULL ||
+	if (r->kind != SEED_PATH || r->seed_edges == NIL || SubsetTableNarrowed(t) ||
 		t->pk.n == 0 || r->batched || planner_descends_by_self(pl, ti) ||
 		planner_all_decided(pl, ti))
 	{
@@ -775,6 +832,13 @@ planner_build_seed(Planner *pl, int ti)
 		pl->rel[ti].seed_where = (pl->rel[ti].seed_where || t->filter) ?
 			with_filter(pl->rel[ti].seed_where, t->filter) : pstrdup("true");
 	pl->rel[ti].seed_frag = (t->filter != NULL);
+	if (t->limit_rows > 0 || t->sample > 0)
+	{
+		/* the slices read the seed as a predicate: no join form */
+		pl->rel[ti].seed = with_slices(t, pl->rel[ti].seed);
+		pl->rel[ti].seed_from = pl->rel[ti].seed_where = NULL;
+		pl->rel[ti].seed_frag = true;
+	}
 
 	if (pl->rel[ti].scols.n > 0)
 	{

@@ -62,15 +62,25 @@ n=0
 # child: self-referencing rows must come parents first.
 chunk1_config="(SELECT jsonb_build_object('tables', jsonb_agg(t || '{\"bulk_insert_chunk_size\": 1}'))
 	FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') t)"
+# "slice": slices (issue 40): at most 2 orders per user, the newest, and a
+# stable half of the order items; the rows the kept rows reference still
+# come, the children of the rows left out do not, and the files load
+slice_config="(SELECT jsonb_build_object('tables', jsonb_agg(CASE t ->> 'name'
+	WHEN 'orders' THEN t || '{\"limit\": {\"rows\": 2, \"per\": \"user_id\", \"order_by\": \"ordered_at DESC, id DESC\"}}'
+	WHEN 'order_items' THEN t || '{\"sample\": {\"fraction\": 0.5, \"seed\": \"s1\"}}'
+	ELSE t END)) FROM jsonb_array_elements(exwiw_config_from_catalog() -> 'tables') t)"
 for spec in "shops {1} insert" "shops {2} copy" "shops {3,7} insert" \
 	"shops {5} copy" "users {3} insert" "categories {2} insert" \
 	"products {4} copy" "orders {10,11} insert" "categories {7} insert1" \
-	"shops {1,2} insert1"; do
+	"shops {1,2} insert1" "shops {1,2,3} slice" "users {3,4} slice"; do
 	read -r table ids format <<<"$spec"
 	config=NULL
 	if [ "$format" = insert1 ]; then
 		format=insert
 		config=$chunk1_config
+	elif [ "$format" = slice ]; then
+		format=insert
+		config=$slice_config
 	fi
 	n=$((n + 1))
 	dir=$work/out$n
@@ -123,6 +133,13 @@ for spec in "shops {1} insert" "shops {2} copy" "shops {3,7} insert" \
 		(SELECT count(*) FROM shop.orders) || ' ' || (SELECT count(*) FROM shop.order_items)")
 	echo "$(date +%T) ok: $spec: $(ls "$dir" | wc -l) files; shops users orders items loaded: $got"
 	[ "$(echo "$got" | cut -d' ' -f1)" -gt 0 ] || { echo "FAIL: $spec: nothing loaded"; fail=1; }
+	if [ "$config" = "$slice_config" ]; then
+		# the orders chosen by the limit: at most 2 per user, and every
+		# loaded item's order is loaded (the load's foreign keys say so too)
+		over=$(psql -XAt -d subset_dst -c "SELECT count(*) FROM (SELECT user_id FROM shop.orders
+			WHERE id IN (SELECT order_id FROM shop.order_items) GROUP BY user_id HAVING count(*) > 2) s")
+		[ "$over" = 0 ] || { echo "FAIL: $spec: $over users have more than 2 orders with items"; fail=1; }
+	fi
 done
 
 psql -X -q -c "DROP DATABASE subset_dst" -c "DROP DATABASE subset_src" -c "DROP ROLE subset_loader"
