@@ -518,9 +518,9 @@ extern int	run_load(CliOptions *opts);
 /* manifest.c: manifest.json, and exwiw verify */
 typedef struct Manifest Manifest;
 
-extern Manifest * manifest_begin(void);
-extern void manifest_add_rows(Manifest * m, const char *name, long rows);
-extern void manifest_write(Manifest * m, PGconn *conn, const CliOptions *opts,
+extern Manifest *manifest_begin(void);
+extern void manifest_add_rows(Manifest *m, const char *name, long rows);
+extern void manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 						   const SchemaConfig *cfg, const char *config_text,
 						   const char *ids_text);
 extern bool manifest_verify(const char *dir, bool *found, int *nchecked);
@@ -537,10 +537,10 @@ typedef void (*CompressorOut) (void *arg, const char *data, size_t len);
 extern bool compress_parse(const char *value, int *method, int *level,
 						   char **error);
 extern const char *compress_suffix(int method);
-extern FileCompressor * compressor_begin(int method, int level);
-extern void compressor_write(FileCompressor * c, const char *data, size_t len,
+extern FileCompressor *compressor_begin(int method, int level);
+extern void compressor_write(FileCompressor *c, const char *data, size_t len,
 							 CompressorOut out, void *arg);
-extern void compressor_end(FileCompressor * c, CompressorOut out, void *arg);
+extern void compressor_end(FileCompressor *c, CompressorOut out, void *arg);
 
 /* file_reader.c: a file's bytes, decompressed as its name says */
 typedef struct FileReader FileReader;

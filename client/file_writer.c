@@ -138,7 +138,7 @@ compressor_begin(int method, int level)
  *		finish), handing every full or final output buffer to out.
  */
 static void
-run(FileCompressor * c, const char *data, size_t len, bool finish,
+run(FileCompressor *c, const char *data, size_t len, bool finish,
 	CompressorOut out, void *arg)
 {
 	if (c->method == COMPRESS_GZIP)
@@ -181,7 +181,7 @@ run(FileCompressor * c, const char *data, size_t len, bool finish,
  *		Compress len bytes of the file, handing output to out as it fills.
  */
 void
-compressor_write(FileCompressor * c, const char *data, size_t len,
+compressor_write(FileCompressor *c, const char *data, size_t len,
 				 CompressorOut out, void *arg)
 {
 	if (len > 0)
@@ -193,7 +193,7 @@ compressor_write(FileCompressor * c, const char *data, size_t len,
  *		End the file's member or frame, hand out the rest, free c.
  */
 void
-compressor_end(FileCompressor * c, CompressorOut out, void *arg)
+compressor_end(FileCompressor *c, CompressorOut out, void *arg)
 {
 	run(c, NULL, 0, true, out, arg);
 	if (c->method == COMPRESS_GZIP)

@@ -54,7 +54,7 @@ typedef struct ManifestRows
 	char	   *name;			/* the server's file name, parts joined */
 	long		rows;
 	struct ManifestRows *next;
-}			ManifestRows;
+} ManifestRows;
 
 struct Manifest
 {
@@ -77,7 +77,7 @@ manifest_begin(void)
  *		to its file: "<file>.exwiw-part-N").
  */
 void
-manifest_add_rows(Manifest * m, const char *name, long rows)
+manifest_add_rows(Manifest *m, const char *name, long rows)
 {
 	const char *part = strstr(name, PART_FILE_SUFFIX);
 	char	   *stem = part && part != name ? pnstrdup(name, part - name) : pg_strdup(name);
@@ -302,7 +302,7 @@ str_or_null(const char *s)
  *		rows, bytes and SHA-256.
  */
 void
-manifest_write(Manifest * m, PGconn *conn, const CliOptions *opts,
+manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 			   const SchemaConfig *cfg, const char *config_text,
 			   const char *ids_text)
 {
