@@ -98,6 +98,8 @@ typedef struct SubsetColumn
 	char	   *mask_type;		/* pseudonym: its type */
 	char	   *mask_locale;	/* ... its locale, or NULL */
 	char	   *mask_from;		/* ... the column whose value it is made of */
+	char	   *mask_unique;	/* ... a unique index holding the column: the
+								 * pseudonym is widened (subset_select.c) */
 	int			keep_start;		/* partial: characters kept at the start */
 	int			keep_end;		/* ... and at the end */
 	char	   *mask_fill;		/* ... what replaces each other one */
@@ -507,6 +509,7 @@ extern void subset_check_fragment(const char *funcname, SubsetTable *t,
 								  bool is_filter);
 extern void subset_check_order_by(SubsetTable *t, const char *key,
 								  const char *text);
+extern char *subset_unique_index_with(Oid relid, AttrNumber attnum);
 
 /* subset_plan.c */
 extern SubsetPlan *subset_plan_build(const SubsetRequest *req);

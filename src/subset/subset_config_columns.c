@@ -393,12 +393,12 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 }
 
 /*
- * unique_index_with
+ * subset_unique_index_with
  *		The name of a unique index (a primary key's included) of relation
  *		relid that holds column attnum, or NULL.
  */
-static char *
-unique_index_with(Oid relid, AttrNumber attnum)
+char *
+subset_unique_index_with(Oid relid, AttrNumber attnum)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	List	   *indexes = RelationGetIndexList(rel);
@@ -440,7 +440,7 @@ check_constant_unique(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 	foreach(lc, subset_template_parse(c->replace_with))
 		if (((SubsetTemplatePart *) lfirst(lc))->is_ref)
 		return;
-	if ((index = unique_index_with(t->relid, c->attnum)) == NULL)
+	if ((index = subset_unique_index_with(t->relid, c->attnum)) == NULL)
 		return;
 	p->ectx.key = keypath;
 	ereport(ERROR,

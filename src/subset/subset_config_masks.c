@@ -363,6 +363,27 @@ parse_json_spec(MaskParse *m, JsonbValue *cv)
 }
 
 /*
+ * pseudonym_distinct
+ *		Are the pseudonyms of type distinct for distinct values already (a
+ *		digest in them: an e-mail or user name carries 64 bits of it, a
+ *		uuid, an IBAN or a card number its own)?  The others are drawn from
+ *		pools of names, which repeat.
+ */
+static bool
+pseudonym_distinct(const char *type)
+{
+	static const char *const distinct[] = {
+		"email", "username", "uuid", "iban", "credit_card", "card", NULL
+	};
+	int			i;
+
+	for (i = 0; distinct[i]; i++)
+		if (strcmp(type, distinct[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
  * subset_config_parse_masks
  *		The mask keys of column c (index pos of "columns") of table t, from
  *		its config object cv; ectx is the parse's error context.  Sets
@@ -421,6 +442,9 @@ subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
 		c->mask = SUBSET_MASK_PSEUDONYM;
 		c->mask_type = type;
 		c->mask_from = from;
+		/* a pool's names repeat: under a unique index they are widened */
+		if (!pseudonym_distinct(type))
+			c->mask_unique = subset_unique_index_with(t->relid, c->attnum);
 	}
 	else if ((v = mobject(&m, cv, "partial", partial_keys)) != NULL)
 	{

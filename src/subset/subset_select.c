@@ -90,6 +90,8 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 			if (strcmp(c->mask_from, c->name) != 0)
 				appendStringInfo(&s, "CASE WHEN %s.%s IS NULL THEN NULL ELSE ",
 								 alias, qc);
+			if (c->mask_unique)
+				appendStringInfoChar(&s, '(');
 			appendStringInfo(&s, "%s.exwiw_mask_pseudonym(CAST(%s.%s AS pg_catalog.text), ",
 							 qs, alias, quote_identifier(c->mask_from));
 			subset_append_literal(&s, c->mask_type);
@@ -98,7 +100,19 @@ subset_mask_expr(SubsetTable *t, SubsetColumn *c, const char *alias)
 				subset_append_literal(&s, c->mask_locale);
 			else
 				appendStringInfoString(&s, "NULL");
-			appendStringInfoString(&s, strcmp(c->mask_from, c->name) != 0 ? ") END" : ")");
+			appendStringInfoChar(&s, ')');
+
+			/*
+			 * Under a unique index, a pool's names would repeat and the load
+			 * would fail: widened by 12 hex digits of the value's own digest
+			 * (its uuid pseudonym: the same HMAC), "Maria Cruz 12c553e9d92a"
+			 */
+			if (c->mask_unique)
+				appendStringInfo(&s, " OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) "
+								 "pg_catalog.left(pg_catalog.replace(%s.exwiw_mask_pseudonym(CAST(%s.%s AS pg_catalog.text), 'uuid', NULL), '-', ''), 12))",
+								 qs, alias, quote_identifier(c->mask_from));
+			if (strcmp(c->mask_from, c->name) != 0)
+				appendStringInfoString(&s, " END");
 			break;
 		case SUBSET_MASK_PARTIAL:
 			appendStringInfo(&s, "%s.exwiw_mask_partial(CAST(%s.%s AS pg_catalog.text), %d, %d, ",
