@@ -463,6 +463,13 @@ SELECT count(*) AS rows, count(DISTINCT m[1]) AS distinct_names, count(DISTINCT 
            {"name": "mail", "pseudonym": {"type": "email"}}, {"name": "city", "pseudonym": {"type": "city"}}]}]') e,
        LATERAL regexp_matches(e.chunk, E'^\\(''[0-9]+'', ''([^'']*)'', ''([^'']*)'', ''([^'']*)'', ''([^'']*)''\\)', 'gn') m
  WHERE e.file_name LIKE 'insert-%';
+-- fake data too: widened by the seed's digest (the seed goes out unmasked)
+SELECT count(*) AS rows, count(DISTINCT m[1]) AS distinct_names, bool_and(m[1] ~ ' [0-9a-f]{12}$') AS widened
+  FROM exwiw_export('masks.people', (SELECT array_agg(id::text) FROM masks.people),
+         '[{"name": "masks.people", "primary_key": "id", "columns": [{"name": "id"},
+           {"name": "full_name", "replace_with_fake_data": {"type": "name", "seed": "id"}}]}]') e,
+       LATERAL regexp_matches(e.chunk, E'^\\(''[0-9]+'', ''([^'']*)''\\)', 'gn') m
+ WHERE e.file_name LIKE 'insert-%';
 DROP TABLE masks.people;
 DROP OWNED BY exwiw_mask_user;
 DROP ROLE exwiw_mask_user;

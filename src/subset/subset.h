@@ -92,6 +92,7 @@ typedef struct SubsetColumn
 	char	   *fake_type;		/* replace_with_fake_data: type, or NULL */
 	char	   *fake_locale;	/* ... its locale, or NULL */
 	char	   *fake_seed;		/* ... the column whose value seeds it */
+	bool		fake_unique;	/* ... widened: a unique index holds it */
 	char	   *override_sql;	/* the planner's expression instead (a cycle's
 								 * column written NULL), or NULL */
 	SubsetMaskKind mask;		/* pseudonym, partial, noise, generalize, json */

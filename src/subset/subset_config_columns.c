@@ -514,6 +514,9 @@ parse_fake(ConfigParse *p, SubsetTable *t, SubsetColumn *c, JsonbValue *cv, int 
 						seed, c->name, t->name),
 				 errhint("Use \"column\" or \"%s.column\".", t->relname)));
 	c->fake_seed = seed;
+	/* a pool's values repeat: under a unique index they are widened */
+	c->fake_unique = strcmp(c->fake_type, "email") != 0 && strcmp(c->fake_type, "username") != 0 &&
+		subset_unique_index_with(t->relid, c->attnum) != NULL;
 	if (cfg_json_get(cv, "raw_sql") || cfg_json_get(cv, "replace_with"))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -288,8 +288,19 @@ subset_select_list(SubsetTable *t)
 				subset_append_literal(&s, c->fake_locale);
 			else
 				appendStringInfoString(&s, "NULL");
-			appendStringInfo(&s, ", CAST(%s.%s AS pg_catalog.text)) END AS %s",
-							 alias, quote_identifier(c->fake_seed), qc);
+			appendStringInfo(&s, ", CAST(%s.%s AS pg_catalog.text))",
+							 alias, quote_identifier(c->fake_seed));
+
+			/*
+			 * Under a unique index the pools' values repeat: widened by 12
+			 * hex digits of the seed's md5 (the seed goes out unmasked, so
+			 * its digest tells nothing the file does not)
+			 */
+			if (c->fake_unique)
+				appendStringInfo(&s, " OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) "
+								 "pg_catalog.left(pg_catalog.md5(CAST(%s.%s AS pg_catalog.text)), 12)",
+								 alias, quote_identifier(c->fake_seed));
+			appendStringInfo(&s, " END AS %s", qc);
 		}
 		else if (c->replace_with)
 		{
