@@ -179,6 +179,7 @@ typedef struct CliOptions
 	bool		compress_given;
 	bool		no_verify;		/* load --no-verify */
 	bool		exact;			/* explain --exact */
+	char	   *since;			/* --since COLUMN=WHEN */
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
@@ -308,6 +309,8 @@ typedef struct SchemaConfig
 extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
 extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
+extern int	schema_config_apply_since(SchemaConfig *cfg, const char *col,
+									  const char *cutoff, const char *target);
 extern const char *schema_table_name(const SchemaTable *t);
 extern bool schema_column_decided(const JsonValue *c);
 extern bool schema_arm_undecided(const JsonValue *b);
@@ -658,6 +661,7 @@ extern char *ddl_postprocess(const char *dump, const char *const *left_out,
 
 /* the export's SQL, shared by export.c and explain.c */
 extern const char *export_format_name(const CliOptions *opts);
+extern void since_apply(PGconn *conn, const CliOptions *opts, SchemaConfig *cfg);
 extern char *exwiw_program_path;
 
 #endif							/* EXWIW_CLI_H */

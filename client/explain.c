@@ -144,6 +144,12 @@ run_explain(CliOptions *opts)
 	setup_cancel_handler_multi();
 	conn = exwiw_connect(opts, "explain");
 	nsp = exwiw_extension_schema(conn);
+	if (opts->since)
+	{
+		since_apply(conn, opts, cfg);
+		config_text = schema_config_text(cfg);
+		params[2] = config_text;
+	}
 
 	params[0] = opts->target_table;
 	params[1] = ids;

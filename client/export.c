@@ -39,6 +39,8 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -330,6 +332,40 @@ run_hook(const CliOptions *opts, PGconn *conn, const char *dir)
 }
 
 /*
+ * since_apply
+ *		--since COLUMN=WHEN: the cutoff computed once by the server, in the
+ *		export's transaction (now() is its start: a timestamp, or now()
+ *		less an interval), then every table with the column narrowed by it
+ *		(schemadir.c); the same literal for every connection of the run.
+ */
+void
+since_apply(PGconn *conn, const CliOptions *opts, SchemaConfig *cfg)
+{
+	char	   *col = pnstrdup(opts->since, strchr(opts->since, '=') - opts->since);
+	const char *when = strchr(opts->since, '=') + 1;
+	const char *params[1] = {when};
+	bool		absolute = strlen(when) >= 5 && isdigit((unsigned char) when[0]) &&
+		isdigit((unsigned char) when[1]) && isdigit((unsigned char) when[2]) &&
+		isdigit((unsigned char) when[3]) && when[4] == '-';
+	PGresult   *res;
+	int			n;
+
+	res = exec_params_checked(conn, absolute ?
+							  "SELECT CAST(CAST($1 AS pg_catalog.timestamptz) AS pg_catalog.text)" :
+							  "SELECT CAST(pg_catalog.now() OPERATOR(pg_catalog.-) CAST($1 AS pg_catalog.interval) AS pg_catalog.text)",
+							  1, params, "reading --since");
+	n = schema_config_apply_since(cfg, col, PQgetvalue(res, 0, 0), opts->target_table);
+	if (n == 0)
+	{
+		pg_log_error("--since: no table of the config exports a column \"%s\"", col);
+		exit(1);
+	}
+	pg_log_info("--since: %d table%s keep their rows of %s >= %s", n, n == 1 ? "" : "s",
+				col, PQgetvalue(res, 0, 0));
+	PQclear(res);
+}
+
+/*
  * ids_json
  *		The run's ids as JSON, for manifest.json: the default id space's as
  *		an array, or every space's as an object when there are several.
@@ -404,6 +440,11 @@ run_export(CliOptions *opts)
 	conn0 = exwiw_connect(opts, "export");
 	nsp = exwiw_extension_schema(conn0);
 	exec_command(conn0, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
+	if (opts->since)
+	{
+		since_apply(conn0, opts, cfg);
+		config_text = schema_config_text(cfg);
+	}
 
 	params[0] = opts->target_table;
 	params[1] = ids;

@@ -61,6 +61,7 @@ enum
 	OPT_COMPRESS,
 	OPT_NO_VERIFY,
 	OPT_EXACT,
+	OPT_SINCE,
 	OPT_ANALYZE,
 	OPT_TABLE,
 	OPT_QUERY,
@@ -114,6 +115,7 @@ static const struct option long_options[] = {
 	{"compress", required_argument, NULL, 'Z'},
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"exact", no_argument, NULL, OPT_EXACT},
+	{"since", required_argument, NULL, OPT_SINCE},
 	{"table", required_argument, NULL, OPT_TABLE},
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
@@ -230,6 +232,9 @@ usage_export(void)
 		   "                                     tables (and parts of the largest) dealt to\n"
 		   "                                     them; the directory is byte-identical to\n"
 		   "                                     -j 1. (also --jobs)\n"
+		   "        --since=COLUMN=WHEN          Every table with COLUMN (not the target) keeps\n"
+		   "                                     its rows of COLUMN >= WHEN, a timestamp or now\n"
+		   "                                     less an interval (created_at=\"90 days\")\n"
 		   "        --split-rows=N               Write each table as part files of at most N\n"
 		   "                                     rows, insert-NNN-<table>.partK.sql (.jsonl),\n"
 		   "                                     each loading on its own (setval in the last)\n"
@@ -873,6 +878,15 @@ parse_options(int argc, char **argv, CliOptions *opts)
 			case OPT_EXACT:
 				opts->exact = true;
 				break;
+			case OPT_SINCE:
+				if (strchr(optarg, '=') == NULL || optarg[0] == '=' ||
+					strchr(optarg, '=')[1] == '\0')
+				{
+					pg_log_error("invalid --since \"%s\": use COLUMN=INTERVAL or COLUMN=TIMESTAMP, for example created_at=\"90 days\"", optarg);
+					exit(1);
+				}
+				opts->since = pg_strdup(optarg);
+				break;
 			case OPT_ON_CONFLICT:
 				opts->on_conflict_text = pg_strdup(optarg);
 				break;
@@ -1366,6 +1380,11 @@ check_options(CliOptions *opts)
 			pg_log_error("the following options are not applicable in 'explain' subcommand: %s", s.data + 2);
 			exit(1);
 		}
+	}
+	if (opts->since && opts->command != CMD_EXPORT && opts->command != CMD_EXPLAIN)
+	{
+		pg_log_error("--since applies to export and explain only");
+		exit(1);
 	}
 	if (opts->compress_given && opts->command != CMD_EXPORT && opts->command != CMD_DUMP)
 	{

@@ -545,3 +545,96 @@ schema_config_undecided(const SchemaConfig *cfg, StringInfo cols, StringInfo arm
 	}
 	return n;
 }
+
+/*
+ * sql_quote
+ *		s as an SQL string literal ('' doubled; standard_conforming_strings
+ *		is on in the export's sessions).
+ */
+static char *
+sql_quote(const char *s)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '\'');
+	for (; *s; s++)
+	{
+		if (*s == '\'')
+			appendStringInfoChar(&b, '\'');
+		appendStringInfoChar(&b, *s);
+	}
+	appendStringInfoChar(&b, '\'');
+	return b.data;
+}
+
+/*
+ * sql_ident
+ *		name as a quoted SQL identifier (" doubled).
+ */
+static char *
+sql_ident(const char *name)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '"');
+	for (; *name; name++)
+	{
+		if (*name == '"')
+			appendStringInfoChar(&b, '"');
+		appendStringInfoChar(&b, *name);
+	}
+	appendStringInfoChar(&b, '"');
+	return b.data;
+}
+
+/*
+ * schema_config_apply_since
+ *		--since COLUMN=WHEN: every table config (but the target's, whose rows
+ *		are the ids, and ignored ones) that exports a column named col keeps
+ *		its own rows of col >= cutoff, ANDed to its filter, so that the
+ *		closure keeps the files loadable as with any filter.  cutoff is a
+ *		timestamptz the server computed once (export.c), the same for every
+ *		connection of the run.  Returns how many tables it narrowed.
+ */
+int
+schema_config_apply_since(SchemaConfig *cfg, const char *col, const char *cutoff,
+						  const char *target)
+{
+	int			i,
+				j,
+				n = 0;
+
+	for (i = 0; i < cfg->ntables; i++)
+	{
+		JsonValue  *t = cfg->tables[i].config;
+		JsonValue  *cols = t ? json_get(t, "columns") : NULL;
+		const char *name = schema_table_name(&cfg->tables[i]);
+		const char *filter;
+		StringInfoData f;
+
+		if (t == NULL || t->kind != JV_OBJECT || json_truthy(json_get(t, "ignore")) ||
+			cols == NULL || cols->kind != JV_ARRAY ||
+			(target != NULL && name != NULL && strcmp(name, target) == 0))
+			continue;
+		for (j = 0; j < cols->n; j++)
+		{
+			const char *c = json_get_string(cols->items[j], "name");
+
+			if (c && strcmp(c, col) == 0 && !json_truthy(json_get(cols->items[j], "ignore")))
+				break;
+		}
+		if (j == cols->n)
+			continue;
+		initStringInfo(&f);
+		filter = json_get_string(t, "filter");
+		if (filter != NULL)
+			appendStringInfo(&f, "(\n%s\n) AND ", filter);
+		appendStringInfo(&f, "%s OPERATOR(pg_catalog.>=) CAST(%s AS pg_catalog.timestamptz)",
+						 sql_ident(col), sql_quote(cutoff));
+		json_set(t, "filter", json_new(JV_STRING, f.data));
+		n++;
+	}
+	return n;
+}

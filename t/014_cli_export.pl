@@ -280,6 +280,34 @@ for my $fmt (qw(insert copy jsonl))
 	ok(!-e "$work/z-bad", '-Z refused: nothing written');
 }
 
+# --since COLUMN=WHEN: every table with the column but the target keeps its
+# rows of the window; the closure keeps the files loadable (issue 40)
+{
+	local $ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+	my @base = (
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided', '--force');
+	my ($rc, $out, $err) = run_cmd([ @base, '--since=ordered_at=2026-01-02', '-o', "$work/since" ]);
+	is($rc, 0, '--since=ordered_at=2026-01-02: the export') or diag($err);
+	like($err, qr/--since: 1 table keeps? their rows of ordered_at >= 2026-01-02/,
+		'--since: says which tables it narrowed, and from when') or diag($err);
+	my ($orders) = grep { /^insert-\d+-orders\.sql\z/ } visible("$work/since");
+	my $o = defined $orders ? slurp("$work/since/$orders") : '';
+	my @ids = $o =~ /^\('(\d+)'/mg;
+	is("@ids", '2 3', '--since: the orders of the window only (shop 1: 2 and 3, not 1)');
+	my ($items) = grep { /^insert-\d+-order_items\.sql\z/ } visible("$work/since");
+	my $it = defined $items ? slurp("$work/since/$items") : '';
+	unlike($it, qr/^\('\d+', '1', /m, '--since: the items of an order left out are left out');
+	($rc, $out, $err) = run_cmd([ @base, '--since=ordered_at=1000 years', '-o', "$work/since2" ]);
+	my ($o2) = grep { /^insert-\d+-orders\.sql\z/ } visible("$work/since2");
+	my @ids2 = defined $o2 ? slurp("$work/since2/$o2") =~ /^\('(\d+)'/mg : ();
+	is("@ids2", '1 2 3', '--since with an interval: now() less it');
+	expect_error($work, '--since without =', q{invalid --since "ordered_at"}, @base,
+		'--since=ordered_at', '-o', "$work/never");
+	expect_error($work, '--since: an unknown column', q{--since: no table of the config exports a column "nope"},
+		@base, '--since=nope=1 day', '-o', "$work/never");
+}
+
 # --with-schema: the schema file loads twice, then the data
 $ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
 run_ok(
