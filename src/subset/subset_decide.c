@@ -1262,7 +1262,9 @@ add_other_arms(Planner *pl)
  *		child tied to the target name through it are the tenant's, whatever
  *		the parent's own arms say (a transaction with no category and no
  *		merchant), and so are their children.  The parent's seed takes them
- *		(planner_build_seed reads the child's exwiw_f set); a parent with no
+ *		(planner_build_seed reads the child's seed-key set: the child's own
+ *		rows, not the rows the closure adds, which may be another tenant's);
+ *		a parent with no
  *		rule of its own gets one (SEED_CASCADE, as a child of its owner).
  *		Not from a child whose rows are not tied to the target, nor into
  *		the target, a scope-filtered table or a table exported whole (their
@@ -1434,6 +1436,15 @@ planner_seeds(Planner *pl)
 			SubsetReverseArm *arm = lfirst(lc);
 
 			planner_cols_union(&pl->rel[arm->table].scols, &arm->col);
+		}
+		/* a delegated parent reads its owners' own rows (decide_claims) */
+		foreach(lc, pl->rel[i].claims)
+		{
+			SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+
+			planner_cols_union(&pl->rel[e->child].scols, &e->fk);
+			if (SubsetEdgeIsPolymorphic(e))
+				planner_cols_union(&pl->rel[e->child].scols, &e->type_col);
 		}
 	}
 	for (i = 0; i < pl->nt; i++)

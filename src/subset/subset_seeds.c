@@ -727,14 +727,24 @@ planner_build_seed(Planner *pl, int ti)
 						cfg->edges[list_nth_int(pl->rel[ti].seed_edges, foreach_current_index(lc) - 1)].fk.attnums[0] != e->fk.attnums[0])
 						warn_unindexed(t, e);
 				}
-				/* the rows its delegated children's rows own (decide_claims) */
+
+				/*
+				 * the rows its delegated children's own rows own
+				 * (decide_claims): their seed, not the closure's rows, which
+				 * may be another tenant's
+				 */
 				foreach(lc, pl->rel[ti].claims)
 				{
 					SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
-					int			setno = planner_fset(pl, e->child);
-					SubsetSet  *set = planner_set(pl, setno);
+					int			setno;
+					SubsetSet  *set;
 					StringInfoData sub;
 					StringInfoData p;
+
+					planner_build_seed(pl, e->child);
+					setno = pl->rel[e->child].sset;
+					Assert(setno >= 0);
+					set = planner_set(pl, setno);
 
 					initStringInfo(&sub);
 					appendStringInfoString(&sub, "SELECT ");
