@@ -310,12 +310,12 @@ extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
 extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
 extern int	schema_config_apply_since(SchemaConfig *cfg, const char *col,
-									  const char *cutoff, const char *target);
+									  const char *cond, const char *target);
 extern const char *schema_table_name(const SchemaTable *t);
 extern bool schema_column_decided(const JsonValue *c);
 extern bool schema_arm_undecided(const JsonValue *b);
-extern int	schema_config_undecided(const SchemaConfig *cfg, StringInfo cols,
-									StringInfo arms);
+extern int	schema_config_undecided(const SchemaConfig *cfg, JsonValue *cols,
+									JsonValue *arms);
 extern char *schema_table_file_name(const char *dir, const char *table);
 extern void write_file_durably(const char *path, const char *data, size_t len);
 extern char *read_whole_file(const char *path, size_t *len);

@@ -50,24 +50,19 @@ one_line(const char *s)
 }
 
 /*
- * name_list_json
- *		A JSON array of the names in list, "a, b, c" (names hold no ", ").
+ * joined
+ *		The strings of JSON array a, joined by ", ", for a message.
  */
-static JsonValue *
-name_list_json(const char *list)
+static char *
+joined(const JsonValue *a)
 {
-	JsonValue  *a = json_new(JV_ARRAY, NULL);
-	const char *p = list;
+	StringInfoData s;
+	int			i;
 
-	while (*p)
-	{
-		const char *end = strstr(p, ", ");
-		size_t		len = end ? (size_t) (end - p) : strlen(p);
-
-		json_append(a, json_new(JV_STRING, pnstrdup(p, len)));
-		p += len + (end ? 2 : 0);
-	}
-	return a;
+	initStringInfo(&s);
+	for (i = 0; i < a->n; i++)
+		appendStringInfo(&s, "%s%s", i ? ", " : "", a->items[i]->str);
+	return s.data;
 }
 
 /*
@@ -132,9 +127,9 @@ run_explain(CliOptions *opts)
 				maxseq = 0;
 	JsonValue  *top = NULL,
 			   *tables = NULL;
-	StringInfoData undecided_cols,
-				undecided_tables,
-				undecided_arms;
+	JsonValue  *undecided_cols = json_new(JV_ARRAY, NULL),
+			   *undecided_tables = json_new(JV_ARRAY, NULL),
+			   *undecided_arms = json_new(JV_ARRAY, NULL);
 	int			nundecided;
 
 	if (opts->scope_column)
@@ -162,10 +157,7 @@ run_explain(CliOptions *opts)
 				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
 				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
-	initStringInfo(&undecided_cols);
-	initStringInfo(&undecided_tables);
-	initStringInfo(&undecided_arms);
-	nundecided = schema_config_undecided(cfg, &undecided_cols, &undecided_arms);
+	nundecided = schema_config_undecided(cfg, undecided_cols, undecided_arms);
 	exec_command(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
 	res = exec_params_checked(conn, sql, 5, params, NULL);
 	n = PQntuples(res);
@@ -192,8 +184,7 @@ run_explain(CliOptions *opts)
 
 		if (strncmp(rule, "UNDECIDED", 9) == 0)
 		{
-			appendStringInfo(&undecided_tables, "%s%s", undecided_tables.len ? ", " : "",
-							 PQgetvalue(res, i, 1));
+			json_append(undecided_tables, json_str(PQgetvalue(res, i, 1)));
 			nundecided++;
 		}
 
@@ -270,9 +261,9 @@ run_explain(CliOptions *opts)
 		{
 			JsonValue  *d = json_new(JV_OBJECT, NULL);
 
-			json_set(d, "columns", name_list_json(undecided_cols.data));
-			json_set(d, "tables", name_list_json(undecided_tables.data));
-			json_set(d, "polymorphic_types", name_list_json(undecided_arms.data));
+			json_set(d, "columns", undecided_cols);
+			json_set(d, "tables", undecided_tables);
+			json_set(d, "polymorphic_types", undecided_arms);
 			json_set(top, "needs_decision", d);
 		}
 		initStringInfo(&out);
@@ -286,12 +277,12 @@ run_explain(CliOptions *opts)
 	{
 		pg_log_error("the export would refuse: the config needs %d decision%s",
 					 nundecided, nundecided == 1 ? "" : "s");
-		if (undecided_cols.len)
-			pg_log_error_detail("Columns that need a mask decision: %s.", undecided_cols.data);
-		if (undecided_tables.len)
-			pg_log_error_detail("Tables that need a scope decision (rule UNDECIDED): %s.", undecided_tables.data);
-		if (undecided_arms.len)
-			pg_log_error_detail("Polymorphic types that map to no table: %s.", undecided_arms.data);
+		if (undecided_cols->n > 0)
+			pg_log_error_detail("Columns that need a mask decision: %s.", joined(undecided_cols));
+		if (undecided_tables->n > 0)
+			pg_log_error_detail("Tables that need a scope decision (rule UNDECIDED): %s.", joined(undecided_tables));
+		if (undecided_arms->n > 0)
+			pg_log_error_detail("Polymorphic types that map to no table: %s.", joined(undecided_arms));
 		pg_log_error_hint("Decide each in the schema config (doc/subset.md, \"Safe mode\"), or pass --allow-undecided.");
 		return 1;
 	}

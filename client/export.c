@@ -335,15 +335,17 @@ run_hook(const CliOptions *opts, PGconn *conn, const char *dir)
  * since_apply
  *		--since COLUMN=WHEN: the cutoff computed once by the server, in the
  *		export's transaction (now() is its start: a timestamp, or now()
- *		less an interval), then every table with the column narrowed by it
- *		(schemadir.c); the same literal for every connection of the run.
+ *		less an interval), and the condition on the column written by it
+ *		(format's %I and %L quote), then every table with the column
+ *		narrowed by it (schemadir.c); the same literal for every connection
+ *		of the run.
  */
 void
 since_apply(PGconn *conn, const CliOptions *opts, SchemaConfig *cfg)
 {
 	char	   *col = pnstrdup(opts->since, strchr(opts->since, '=') - opts->since);
 	const char *when = strchr(opts->since, '=') + 1;
-	const char *params[1] = {when};
+	const char *params[2] = {when, col};
 	bool		absolute = strlen(when) >= 5 && isdigit((unsigned char) when[0]) &&
 		isdigit((unsigned char) when[1]) && isdigit((unsigned char) when[2]) &&
 		isdigit((unsigned char) when[3]) && when[4] == '-';
@@ -351,10 +353,12 @@ since_apply(PGconn *conn, const CliOptions *opts, SchemaConfig *cfg)
 	int			n;
 
 	res = exec_params_checked(conn, absolute ?
-							  "SELECT CAST(CAST($1 AS pg_catalog.timestamptz) AS pg_catalog.text)" :
-							  "SELECT CAST(pg_catalog.now() OPERATOR(pg_catalog.-) CAST($1 AS pg_catalog.interval) AS pg_catalog.text)",
-							  1, params, "reading --since");
-	n = schema_config_apply_since(cfg, col, PQgetvalue(res, 0, 0), opts->target_table);
+							  "SELECT c, pg_catalog.format('%I OPERATOR(pg_catalog.>=) CAST(%L AS pg_catalog.timestamptz)', CAST($2 AS pg_catalog.text), c)"
+							  " FROM CAST(CAST($1 AS pg_catalog.timestamptz) AS pg_catalog.text) AS c" :
+							  "SELECT c, pg_catalog.format('%I OPERATOR(pg_catalog.>=) CAST(%L AS pg_catalog.timestamptz)', CAST($2 AS pg_catalog.text), c)"
+							  " FROM CAST(pg_catalog.now() OPERATOR(pg_catalog.-) CAST($1 AS pg_catalog.interval) AS pg_catalog.text) AS c",
+							  2, params, "reading --since");
+	n = schema_config_apply_since(cfg, col, PQgetvalue(res, 0, 1), opts->target_table);
 	if (n == 0)
 	{
 		pg_log_error("--since: no table of the config exports a column \"%s\"", col);

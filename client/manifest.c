@@ -98,6 +98,25 @@ manifest_add_rows(Manifest *m, const char *name, long rows)
 }
 
 /*
+ * finish_hex
+ *		The digest of SHA-256 context ctx, as hex; frees ctx.
+ */
+static char *
+finish_hex(pg_cryptohash_ctx *ctx)
+{
+	uint8		digest[PG_SHA256_DIGEST_LENGTH];
+	char	   *hex = pg_malloc(PG_SHA256_DIGEST_LENGTH * 2 + 1);
+	int			i;
+
+	if (pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+		pg_fatal("could not compute a SHA-256 digest");
+	pg_cryptohash_free(ctx);
+	for (i = 0; i < PG_SHA256_DIGEST_LENGTH; i++)
+		sprintf(hex + i * 2, "%02x", digest[i]);
+	return hex;
+}
+
+/*
  * hex_digest
  *		The SHA-256 of the file name in directory dirfd, as hex, and its
  *		size in *bytes; NULL with *error set when it cannot be read.
@@ -107,10 +126,7 @@ hex_digest(int dirfd, const char *name, long *bytes, char **error)
 {
 	int			fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | PG_BINARY);
 	pg_cryptohash_ctx *ctx;
-	uint8		digest[PG_SHA256_DIGEST_LENGTH];
 	char	   *buf;
-	char	   *hex;
-	int			i;
 
 	*bytes = 0;
 	if (fd < 0)
@@ -144,13 +160,7 @@ hex_digest(int dirfd, const char *name, long *bytes, char **error)
 	}
 	close(fd);
 	pg_free(buf);
-	if (pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
-		pg_fatal("could not compute a SHA-256 digest of \"%s\"", name);
-	pg_cryptohash_free(ctx);
-	hex = pg_malloc(PG_SHA256_DIGEST_LENGTH * 2 + 1);
-	for (i = 0; i < PG_SHA256_DIGEST_LENGTH; i++)
-		sprintf(hex + i * 2, "%02x", digest[i]);
-	return hex;
+	return finish_hex(ctx);
 }
 
 /*
@@ -161,18 +171,11 @@ static char *
 text_digest(const char *text)
 {
 	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
-	uint8		digest[PG_SHA256_DIGEST_LENGTH];
-	char	   *hex = pg_malloc(PG_SHA256_DIGEST_LENGTH * 2 + 1);
-	int			i;
 
 	if (ctx == NULL || pg_cryptohash_init(ctx) < 0 ||
-		pg_cryptohash_update(ctx, (const uint8 *) text, strlen(text)) < 0 ||
-		pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+		pg_cryptohash_update(ctx, (const uint8 *) text, strlen(text)) < 0)
 		pg_fatal("could not compute a SHA-256 digest");
-	pg_cryptohash_free(ctx);
-	for (i = 0; i < PG_SHA256_DIGEST_LENGTH; i++)
-		sprintf(hex + i * 2, "%02x", digest[i]);
-	return hex;
+	return finish_hex(ctx);
 }
 
 /*
@@ -357,6 +360,7 @@ manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 		long		bytes;
 		char	   *hex = hex_digest(fd, names[i], &bytes, &err);
 		char	   *plain = pnstrdup(names[i], strlen(names[i]) - strlen(suffix));
+		char	   *table = table_of_file(names[i]);
 		ManifestRows *r;
 		long		rows = -1;
 
@@ -367,9 +371,8 @@ manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 			if (strcmp(r->name, plain) == 0)
 				rows = r->rows;
 		json_set(f, "name", json_new(JV_STRING, names[i]));
-		json_set(f, "table", str_or_null(table_of_file(names[i])));
-		json_set(f, "rows", rows >= 0 && strncmp(names[i], "insert-", 7) == 0 &&
-				 table_of_file(names[i]) != NULL ?
+		json_set(f, "table", str_or_null(table));
+		json_set(f, "rows", rows >= 0 && strncmp(names[i], "insert-", 7) == 0 && table != NULL ?
 				 json_new(JV_NUMBER, psprintf("%ld", rows)) : json_new(JV_NULL, NULL));
 		json_set(f, "bytes", json_new(JV_NUMBER, psprintf("%ld", bytes)));
 		json_set(f, "sha256", json_new(JV_STRING, hex));

@@ -504,12 +504,12 @@ schema_arm_undecided(const JsonValue *b)
 
 /*
  * schema_config_undecided
- *		The decisions of cfg the export waits for, appended to cols
- *		("table.column") and arms ("table.type_col = 'Type'"), tables that
- *		are ignored left out; returns how many.
+ *		The decisions of cfg the export waits for, appended to JSON arrays
+ *		cols ("table.column") and arms ("table.type_col = 'Type'"), tables
+ *		that are ignored left out; returns how many.
  */
 int
-schema_config_undecided(const SchemaConfig *cfg, StringInfo cols, StringInfo arms)
+schema_config_undecided(const SchemaConfig *cfg, JsonValue *cols, JsonValue *arms)
 {
 	int			n = 0;
 	int			i,
@@ -528,8 +528,8 @@ schema_config_undecided(const SchemaConfig *cfg, StringInfo cols, StringInfo arm
 			if (json_get_string(cl->items[j], "name") &&
 				!schema_column_decided(cl->items[j]))
 			{
-				appendStringInfo(cols, "%s%s.%s", cols->len ? ", " : "", name,
-								 json_get_string(cl->items[j], "name"));
+				json_append(cols, json_new(JV_STRING, psprintf("%s.%s", name,
+															   json_get_string(cl->items[j], "name"))));
 				n++;
 			}
 		for (j = 0; bts && bts->kind == JV_ARRAY && j < bts->n; j++)
@@ -538,8 +538,8 @@ schema_config_undecided(const SchemaConfig *cfg, StringInfo cols, StringInfo arm
 				const char *ft = json_get_string(bts->items[j], "foreign_type");
 				const char *tv = json_get_string(bts->items[j], "type_value");
 
-				appendStringInfo(arms, "%s%s.%s = '%s'", arms->len ? ", " : "", name,
-								 ft ? ft : "?", tv ? tv : "?");
+				json_append(arms, json_new(JV_STRING, psprintf("%s.%s = '%s'", name,
+															   ft ? ft : "?", tv ? tv : "?")));
 				n++;
 			}
 	}
@@ -547,59 +547,16 @@ schema_config_undecided(const SchemaConfig *cfg, StringInfo cols, StringInfo arm
 }
 
 /*
- * sql_quote
- *		s as an SQL string literal ('' doubled; standard_conforming_strings
- *		is on in the export's sessions).
- */
-static char *
-sql_quote(const char *s)
-{
-	StringInfoData b;
-
-	initStringInfo(&b);
-	appendStringInfoChar(&b, '\'');
-	for (; *s; s++)
-	{
-		if (*s == '\'')
-			appendStringInfoChar(&b, '\'');
-		appendStringInfoChar(&b, *s);
-	}
-	appendStringInfoChar(&b, '\'');
-	return b.data;
-}
-
-/*
- * sql_ident
- *		name as a quoted SQL identifier (" doubled).
- */
-static char *
-sql_ident(const char *name)
-{
-	StringInfoData b;
-
-	initStringInfo(&b);
-	appendStringInfoChar(&b, '"');
-	for (; *name; name++)
-	{
-		if (*name == '"')
-			appendStringInfoChar(&b, '"');
-		appendStringInfoChar(&b, *name);
-	}
-	appendStringInfoChar(&b, '"');
-	return b.data;
-}
-
-/*
  * schema_config_apply_since
  *		--since COLUMN=WHEN: every table config (but the target's, whose rows
  *		are the ids, and ignored ones) that exports a column named col keeps
- *		its own rows of col >= cutoff, ANDed to its filter, so that the
- *		closure keeps the files loadable as with any filter.  cutoff is a
- *		timestamptz the server computed once (export.c), the same for every
- *		connection of the run.  Returns how many tables it narrowed.
+ *		its own rows where cond holds (col >= the cutoff, as SQL the server
+ *		wrote: since_apply), ANDed to its filter, so that the closure keeps
+ *		the files loadable as with any filter.  Returns how many tables it
+ *		narrowed.
  */
 int
-schema_config_apply_since(SchemaConfig *cfg, const char *col, const char *cutoff,
+schema_config_apply_since(SchemaConfig *cfg, const char *col, const char *cond,
 						  const char *target)
 {
 	int			i,
@@ -631,8 +588,7 @@ schema_config_apply_since(SchemaConfig *cfg, const char *col, const char *cutoff
 		filter = json_get_string(t, "filter");
 		if (filter != NULL)
 			appendStringInfo(&f, "(\n%s\n) AND ", filter);
-		appendStringInfo(&f, "%s OPERATOR(pg_catalog.>=) CAST(%s AS pg_catalog.timestamptz)",
-						 sql_ident(col), sql_quote(cutoff));
+		appendStringInfoString(&f, cond);
 		json_set(t, "filter", json_new(JV_STRING, f.data));
 		n++;
 	}

@@ -167,6 +167,7 @@ extern uint64 exwiw_stream_rows(ExwiwStream *stream);
 extern int	exwiw_stream_piece(ExwiwStream *stream);
 extern void exwiw_stream_set_split_rows(ExwiwStream *stream, int64 split_rows);
 extern bool exwiw_error_is_plain(int sqlerrcode);
+extern int	exwiw_withheld_sqlstate(MemoryContext cxt);
 extern void exwiw_withhold_error(MemoryContext cxt, const char *table,
 								 const char *masked_columns, const char *keys);
 

@@ -661,6 +661,31 @@ exwiw_error_is_plain(int sqlerrcode)
 }
 
 /*
+ * exwiw_withheld_sqlstate
+ *		Called in a PG_CATCH block, with the state its PG_TRY changed
+ *		restored: the SQLSTATE of the error being handled, which is then
+ *		dropped (its message, detail, hint and context are never reported:
+ *		any of them could quote a value); a plain error (see above) is
+ *		re-thrown as it is instead.  cxt: a memory context outside
+ *		ErrorContext.  The caller raises its own error with the code.
+ */
+int
+exwiw_withheld_sqlstate(MemoryContext cxt)
+{
+	ErrorData  *ed;
+	int			code;
+
+	MemoryContextSwitchTo(cxt);
+	ed = CopyErrorData();
+	if (exwiw_error_is_plain(ed->sqlerrcode))
+		PG_RE_THROW();
+	code = ed->sqlerrcode;
+	FlushErrorState();
+	FreeErrorData(ed);
+	return code;
+}
+
+/*
  * exwiw_withhold_error
  *		Called in a PG_CATCH block, with the state its PG_TRY changed
  *		restored: replace the error being handled, raised while reading
@@ -679,16 +704,8 @@ void
 exwiw_withhold_error(MemoryContext cxt, const char *table,
 					 const char *masked_columns, const char *keys)
 {
-	ErrorData  *ed;
-	int			code;
+	int			code = exwiw_withheld_sqlstate(cxt);
 
-	MemoryContextSwitchTo(cxt);
-	ed = CopyErrorData();
-	if (exwiw_error_is_plain(ed->sqlerrcode))
-		PG_RE_THROW();
-	code = ed->sqlerrcode;
-	FlushErrorState();
-	FreeErrorData(ed);
 	if (masked_columns)
 		ereport(ERROR,
 				(errcode(code),

@@ -436,6 +436,7 @@ typedef enum SubsetSensitiveKind
 	SENSITIVE_PASSWORD_DIGEST	/* a password's digest, not the password */
 } SubsetSensitiveKind;
 
+extern bool subset_word_in(const char *w, const char *const *list);
 extern SubsetSensitiveKind subset_column_sensitivity(const char *table,
 													 const char *column,
 													 Oid typid);

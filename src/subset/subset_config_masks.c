@@ -375,12 +375,8 @@ pseudonym_distinct(const char *type)
 	static const char *const distinct[] = {
 		"email", "username", "uuid", "iban", "credit_card", "card", NULL
 	};
-	int			i;
 
-	for (i = 0; distinct[i]; i++)
-		if (strcmp(type, distinct[i]) == 0)
-			return true;
-	return false;
+	return subset_word_in(type, distinct);
 }
 
 /*

@@ -192,6 +192,34 @@ subset_relation_sql(SubsetTable *t)
 }
 
 /*
+ * lone_select
+ *		The statement of raw when raw is exactly one "SELECT <one target>"
+ *		with no other clause but ORDER BY, which it has when sorted and has
+ *		not otherwise; NULL when it is not.
+ */
+static SelectStmt *
+lone_select(List *raw, bool sorted)
+{
+	RawStmt    *rs;
+	SelectStmt *s;
+
+	if (list_length(raw) != 1)
+		return NULL;
+	rs = linitial_node(RawStmt, raw);
+	if (!IsA(rs->stmt, SelectStmt))
+		return NULL;
+	s = (SelectStmt *) rs->stmt;
+	if (s->op != SETOP_NONE || s->intoClause || s->fromClause ||
+		s->whereClause || s->groupClause || s->havingClause ||
+		s->windowClause || s->valuesLists || (s->sortClause != NIL) != sorted ||
+		s->limitOffset || s->limitCount || s->lockingClause ||
+		s->withClause || s->distinctClause ||
+		list_length(s->targetList) != 1)
+		return NULL;
+	return s;
+}
+
+/*
  * single_expression
  *		True when the raw parse tree of "SELECT <fragment>" is exactly one
  *		unnamed expression: no FROM, WHERE, alias, set operation or second
@@ -200,50 +228,38 @@ subset_relation_sql(SubsetTable *t)
 static bool
 single_expression(List *raw)
 {
-	RawStmt    *rs;
-	SelectStmt *s;
-	ResTarget  *rt;
+	SelectStmt *s = lone_select(raw, false);
 
-	if (list_length(raw) != 1)
-		return false;
-	rs = linitial_node(RawStmt, raw);
-	if (!IsA(rs->stmt, SelectStmt))
-		return false;
-	s = (SelectStmt *) rs->stmt;
-	if (s->op != SETOP_NONE || s->intoClause || s->fromClause ||
-		s->whereClause || s->groupClause || s->havingClause ||
-		s->windowClause || s->valuesLists || s->sortClause ||
-		s->limitOffset || s->limitCount || s->lockingClause ||
-		s->withClause || s->distinctClause ||
-		list_length(s->targetList) != 1)
-		return false;
-	rt = linitial_node(ResTarget, s->targetList);
-	return rt->name == NULL;
+	return s != NULL && linitial_node(ResTarget, s->targetList)->name == NULL;
 }
 
 /*
- * order_by_list
- *		Does raw hold exactly "SELECT 1 ORDER BY <list>": one statement,
- *		its sort clause and nothing else?
+ * parse_quietly
+ *		The raw parse trees of sql, or NIL with *why set to the parser's
+ *		message when it does not parse (the error is caught, not raised).
  */
-static bool
-order_by_list(List *raw)
+static List *
+parse_quietly(const char *sql, char **why)
 {
-	RawStmt    *rs;
-	SelectStmt *s;
+	MemoryContext old = CurrentMemoryContext;
+	List	   *volatile raw = NIL;
 
-	if (list_length(raw) != 1)
-		return false;
-	rs = linitial_node(RawStmt, raw);
-	if (!IsA(rs->stmt, SelectStmt))
-		return false;
-	s = (SelectStmt *) rs->stmt;
-	return s->op == SETOP_NONE && s->intoClause == NULL && s->fromClause == NIL &&
-		s->whereClause == NULL && s->groupClause == NIL && s->havingClause == NULL &&
-		s->windowClause == NIL && s->valuesLists == NIL && s->sortClause != NIL &&
-		s->limitOffset == NULL && s->limitCount == NULL && s->lockingClause == NIL &&
-		s->withClause == NULL && s->distinctClause == NIL &&
-		list_length(s->targetList) == 1;
+	*why = NULL;
+	PG_TRY();
+	{
+		raw = raw_parser(sql, RAW_PARSE_DEFAULT);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		MemoryContextSwitchTo(old);
+		ed = CopyErrorData();
+		FlushErrorState();
+		*why = ed->message;
+	}
+	PG_END_TRY();
+	return raw;
 }
 
 /*
@@ -255,26 +271,10 @@ order_by_list(List *raw)
 void
 subset_check_order_by(SubsetTable *t, const char *key, const char *text)
 {
-	MemoryContext old = CurrentMemoryContext;
-	volatile bool ok = false;
-	char	   *volatile why = NULL;
+	char	   *why;
+	List	   *raw = parse_quietly(psprintf("SELECT 1 ORDER BY %s\n", text), &why);
 
-	PG_TRY();
-	{
-		ok = order_by_list(raw_parser(psprintf("SELECT 1 ORDER BY %s\n", text),
-									  RAW_PARSE_DEFAULT));
-	}
-	PG_CATCH();
-	{
-		ErrorData  *ed;
-
-		MemoryContextSwitchTo(old);
-		ed = CopyErrorData();
-		FlushErrorState();
-		why = ed->message;
-	}
-	PG_END_TRY();
-	if (!ok)
+	if (why != NULL || lone_select(raw, true) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("key \"%s\" of table \"%s\" is not a single ORDER BY list",
@@ -297,27 +297,10 @@ void
 subset_check_fragment(const char *funcname, SubsetTable *t, const char *key,
 					  const char *fragment, bool is_filter)
 {
-	MemoryContext old = CurrentMemoryContext;
-	char	   *sql = psprintf("SELECT %s\n", fragment);
-	bool		ok = false;
-	char	   *why = NULL;
+	char	   *why;
+	List	   *raw = parse_quietly(psprintf("SELECT %s\n", fragment), &why);
 
-	PG_TRY();
-	{
-		ok = single_expression(raw_parser(sql, RAW_PARSE_DEFAULT));
-	}
-	PG_CATCH();
-	{
-		ErrorData  *ed;
-
-		MemoryContextSwitchTo(old);
-		ed = CopyErrorData();
-		FlushErrorState();
-		why = ed->message;
-	}
-	PG_END_TRY();
-
-	if (!ok)
+	if (why != NULL || !single_expression(raw))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("key \"%s\" of table \"%s\" is not a single SQL expression",

@@ -251,7 +251,8 @@ declared_meaning(List *fks, Oid relid, const char *col)
 
 /*
  * new_fk
- *		An inferred one-column foreign key, child.col -> parent.ref.
+ *		An inferred one-column foreign key, child.col -> parent.ref (parent
+ *		InvalidOid and ref NULL: an arm whose table is not known yet).
  */
 static SubsetCatalogFk *
 new_fk(Oid child, Oid parent, const char *col, const char *ref,
@@ -266,7 +267,7 @@ new_fk(Oid child, Oid parent, const char *col, const char *ref,
 	fk->fk = palloc(sizeof(char *));
 	fk->ref = palloc(sizeof(char *));
 	fk->fk[0] = pstrdup(col);
-	fk->ref[0] = pstrdup(ref);
+	fk->ref[0] = ref ? pstrdup(ref) : NULL;
 	fk->inferred = why;
 	return fk;
 }
@@ -353,15 +354,10 @@ static SubsetCatalogFk *
 unmapped_arm(SubsetCatTable *tables, int n, int ti, const char *col,
 			 const char *cls, int pi)
 {
-	SubsetCatalogFk *fk = palloc0(sizeof(SubsetCatalogFk));
+	SubsetCatalogFk *fk = new_fk(tables[ti].relid, InvalidOid, col, NULL,
+								 "a polymorphic pair of columns (Rails), arms from the values of the type column");
 	int			cand = -1;
 
-	fk->child = tables[ti].relid;
-	fk->parent = InvalidOid;
-	fk->n = 1;
-	fk->fk = palloc(sizeof(char *));
-	fk->fk[0] = pstrdup(col);
-	fk->inferred = "a polymorphic pair of columns (Rails), arms from the values of the type column";
 	if (pi >= 0)
 	{
 		fk->unmapped = psprintf("the type value maps to table %s by Rails' naming, but its primary key is not one column that \"%s\" can hold: name the table that holds these rows in \"table_name\" (with \"references\" when it is not the primary key), or set \"ignore\": true",

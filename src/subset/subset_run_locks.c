@@ -40,19 +40,16 @@ static void
 check_select(SubsetTable *t)
 {
 	Oid			user = GetUserId();
-	char	   *qname;
 
 	if (pg_class_aclcheck(t->relid, user, ACL_SELECT) == ACLCHECK_OK ||
 		pg_attribute_aclcheck_all(t->relid, user, ACL_SELECT, ACLMASK_ANY) == ACLCHECK_OK)
 		return;
-	qname = quote_qualified_identifier(get_namespace_name(get_rel_namespace(t->relid)),
-									   get_rel_name(t->relid));
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("permission denied for table %s", t->relname),
 			 errdetail("The export reads table \"%s\" of the config (its file, or rows that other files need).",
 					   t->name),
-			 errhint("GRANT SELECT ON %s TO %s;", qname,
+			 errhint("GRANT SELECT ON %s TO %s;", t->qualname,
 					 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
 }
 

@@ -221,21 +221,6 @@ is_b64url(char c)
 }
 
 /*
- * in_list
- *		Is w one of the strings of the NULL-terminated list?
- */
-static bool
-in_list(const char *w, const char *const *list)
-{
-	int			i;
-
-	for (i = 0; list[i]; i++)
-		if (strcmp(w, list[i]) == 0)
-			return true;
-	return false;
-}
-
-/*
  * prefix_char_ok
  *		May c follow a key prefix whose characters are chars?
  */
@@ -500,7 +485,7 @@ subset_secret_placeholder(const char *s, int n)
 	for (i = 0; i < n; i++)
 		low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? s[i] - 'A' + 'a' : s[i];
 	low[n] = '\0';
-	return in_list(low, words);
+	return subset_word_in(low, words);
 }
 
 /*
@@ -538,7 +523,7 @@ url_param_hit(const char *q, int n)
 			name[eq - start] = '\0';
 			for (k = eq + 1; k < end; k++)
 				digits &= (q[k] >= '0' && q[k] <= '9');
-			if (in_list(name, url_params) && !digits &&
+			if (subset_word_in(name, url_params) && !digits &&
 				!subset_secret_placeholder(q + eq + 1, end - eq - 1))
 				return true;
 		}
@@ -859,7 +844,7 @@ subset_secret_key_name(const char *key)
 
 	compact_key(key, c);
 	n = strlen(c);
-	if (in_list(c, secret_keys))
+	if (subset_word_in(c, secret_keys))
 		return true;
 	for (i = 0; secret_key_suffixes[i]; i++)
 	{
@@ -988,10 +973,10 @@ subset_secret_random_column(const char *name)
 		if (letter && len < 63 && n < 16)
 			words[n][len++] = (*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p;
 	}
-	if (n > 0 && in_list(words[n - 1], identifier_words))
+	if (n > 0 && subset_word_in(words[n - 1], identifier_words))
 		return false;
 	for (i = 0; i < n; i++)
-		if (in_list(words[i], digest_name_words))
+		if (subset_word_in(words[i], digest_name_words))
 			return false;
 	return true;
 }
@@ -1029,7 +1014,7 @@ subset_secret_random_key(const char *key)
 	int			i;
 
 	compact_key(key, c);
-	if (in_list(c, random_keys))
+	if (subset_word_in(c, random_keys))
 		return true;
 	for (i = 0; secret_key_words[i]; i++)
 		if (strstr(c, secret_key_words[i]) != NULL)

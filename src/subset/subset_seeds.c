@@ -678,6 +678,7 @@ planner_build_seed(Planner *pl, int ti)
 		case SEED_CASCADE:
 			{
 				List	   *parts = NIL;
+				SubsetEdge *prev = NULL;	/* the arm before */
 
 				foreach(lc, pl->rel[ti].seed_edges)
 				{
@@ -721,11 +722,11 @@ planner_build_seed(Planner *pl, int ti)
 					parts = lappend(parts, p.data);
 					pl->rel[ti].seed_deps = list_append_unique_int(pl->rel[ti].seed_deps, setno);
 					/* once per column: the arms of a group share it */
-					if (foreach_current_index(lc) == 0 ||
-						!SubsetEdgeIsPolymorphic(e) ||
-						!SubsetEdgeIsPolymorphic(&cfg->edges[list_nth_int(pl->rel[ti].seed_edges, foreach_current_index(lc) - 1)]) ||
-						cfg->edges[list_nth_int(pl->rel[ti].seed_edges, foreach_current_index(lc) - 1)].fk.attnums[0] != e->fk.attnums[0])
+					if (prev == NULL || !SubsetEdgeIsPolymorphic(e) ||
+						!SubsetEdgeIsPolymorphic(prev) ||
+						prev->fk.attnums[0] != e->fk.attnums[0])
 						warn_unindexed(t, e);
+					prev = e;
 				}
 
 				/*

@@ -209,11 +209,11 @@ split_words(const char *name, char words[][64], int max)
 }
 
 /*
- * in_list
+ * subset_word_in
  *		Is w one of the strings of the NULL-terminated list?
  */
-static bool
-in_list(const char *w, const char *const *list)
+bool
+subset_word_in(const char *w, const char *const *list)
 {
 	int			i;
 
@@ -272,7 +272,7 @@ table_is(const char *table, const char *const *list)
 	for (i = 0; i < n; i++)
 	{
 		singular(words[i]);
-		if (in_list(words[i], list))
+		if (subset_word_in(words[i], list))
 			return true;
 		if (i + 1 < n && strlen(words[i]) + strlen(words[i + 1]) < 64)
 		{
@@ -280,7 +280,7 @@ table_is(const char *table, const char *const *list)
 
 			snprintf(both, sizeof(both), "%s%s", words[i], words[i + 1]);
 			singular(both);
-			if (in_list(both, list))
+			if (subset_word_in(both, list))
 				return true;
 		}
 	}
@@ -304,9 +304,9 @@ is_person_table(const char *table)
 		return false;
 	singular(words[0]);
 	singular(words[n - 1]);
-	return in_list(words[n - 1], person_tables) ||
-		(n > 1 && in_list(words[0], person_tables) &&
-		 in_list(words[n - 1], person_aspects));
+	return subset_word_in(words[n - 1], person_tables) ||
+		(n > 1 && subset_word_in(words[0], person_tables) &&
+		 subset_word_in(words[n - 1], person_aspects));
 }
 
 /*
@@ -352,8 +352,8 @@ is_password_digest(char words[][64], int n)
 		if (strcmp(words[i], "password") != 0 && strcmp(words[i], "pass") != 0 &&
 			strcmp(words[i], "passwd") != 0)
 			continue;
-		if ((i > 0 && in_list(words[i - 1], digest_words)) ||
-			(i + 1 < n && in_list(words[i + 1], digest_words)))
+		if ((i > 0 && subset_word_in(words[i - 1], digest_words)) ||
+			(i + 1 < n && subset_word_in(words[i + 1], digest_words)))
 			return true;
 	}
 	return false;
@@ -402,7 +402,7 @@ subset_column_sensitivity(const char *table, const char *column, Oid typid)
 
 			strlcpy(w, words[i - 1], sizeof(w));
 			singular(w);
-			if (in_list(w, person_tables))
+			if (subset_word_in(w, person_tables))
 				return SENSITIVE_NAME;
 		}
 		for (j = 0; sensitive_pairs[j].first; j++)
@@ -445,7 +445,7 @@ subset_column_sensitivity(const char *table, const char *column, Oid typid)
 	}
 
 	/* the value of a table of secrets: "api_keys.value", "keys.key" */
-	if (n >= 1 && in_list(words[n - 1], secret_columns) &&
+	if (n >= 1 && subset_word_in(words[n - 1], secret_columns) &&
 		table_is(table, secret_tables))
 		return SENSITIVE_OTHER;
 	return SENSITIVE_NONE;

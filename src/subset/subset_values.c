@@ -188,39 +188,41 @@ walk_key_hits(JsonWalk *w, const char *s, JsonTokenType type)
 
 /* json parser callbacks: the path to the current value, and its judgement */
 
-static ExwiwJsonActionResult
-walk_object_start(void *state)
+/*
+ * walk_open
+ *		An object or an array begins: judged as a key's value, then a level
+ *		deeper on the path.
+ */
+static void
+walk_open(JsonWalk *w, JsonTokenType token)
 {
-	JsonWalk   *w = state;
-	uint32		found = walk_key_hits(w, NULL, JSON_TOKEN_OBJECT_START);
+	uint32		found = walk_key_hits(w, NULL, token);
 
 	walk_hit(w, found);
 	if (found != 0 && w->covered == 0)
 		w->covered = w->depth + 1;
 	if (w->depth < MAX_DEPTH)
 	{
-		w->is_object[w->depth] = true;
-		w->key[w->depth] = NULL;
+		w->is_object[w->depth] = (token == JSON_TOKEN_OBJECT_START);
+		if (token == JSON_TOKEN_OBJECT_START)
+			w->key[w->depth] = NULL;
+		else
+			w->index[w->depth] = -1;
 	}
 	w->depth++;
+}
+
+static ExwiwJsonActionResult
+walk_object_start(void *state)
+{
+	walk_open(state, JSON_TOKEN_OBJECT_START);
 	return EXWIW_JSON_ACTION_DONE;
 }
 
 static ExwiwJsonActionResult
 walk_array_start(void *state)
 {
-	JsonWalk   *w = state;
-	uint32		found = walk_key_hits(w, NULL, JSON_TOKEN_ARRAY_START);
-
-	walk_hit(w, found);
-	if (found != 0 && w->covered == 0)
-		w->covered = w->depth + 1;
-	if (w->depth < MAX_DEPTH)
-	{
-		w->is_object[w->depth] = false;
-		w->index[w->depth] = -1;
-	}
-	w->depth++;
+	walk_open(state, JSON_TOKEN_ARRAY_START);
 	return EXWIW_JSON_ACTION_DONE;
 }
 
@@ -608,16 +610,8 @@ read_sample(Relation rel, const char *q, SampleColumn *cols, int n)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *ed;
-		int			code;
+		int			code = exwiw_withheld_sqlstate(outer);
 
-		MemoryContextSwitchTo(outer);
-		ed = CopyErrorData();
-		if (exwiw_error_is_plain(ed->sqlerrcode))
-			PG_RE_THROW();
-		code = ed->sqlerrcode;
-		FlushErrorState();
-		FreeErrorData(ed);
 		ereport(ERROR,
 				(errcode(code),
 				 errmsg("could not read a sample of table \"%s\"",
