@@ -1,7 +1,7 @@
 # t/014_cli_export.pl: the exwiw client's export, end to end.
 #
 # - The directory the client writes equals, byte for byte, what the
-#   README's SQL recipe writes (psql + the NUL-separated read loop), for
+#   doc/sql.md's SQL recipe writes (psql + the NUL-separated read loop), for
 #   -j 1, -j 2 and -j 3, in every format (insert, copy, jsonl), on the
 #   shop fixture and on the shapes fixture (partitions, inheritance,
 #   composite keys, "Odd Name", and "a/b", whose file is insert-NNN-a%2Fb).

@@ -10,7 +10,7 @@
 # poll_query_until (bounded by PostgreSQL::Test::Utils's timeout): it takes
 # about a minute.
 #
-#  1. the README's job: exwiw_export_to_dir of every shop into a dated
+#  1. doc/sinks.md's job: exwiw_export_to_dir of every shop into a dated
 #     directory, then the cleanup statement that keeps the last two
 #     exports, runs and succeeds (three older exports are there before it;
 #     two remain: the newest old one and the new one, of 9 files, with no

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/t/dump_psql.sh: the psql recipes in the README write byte-exact files,
+# test/t/dump_psql.sh: the psql recipes of doc/sql.md write byte-exact files,
 # the files load, and Ctrl-C cancels a 10M-row dump in the middle.
 #
 # Run by test/run with PGHOST/PGPORT/PGUSER pointing at a throwaway cluster.
@@ -30,7 +30,7 @@ printf "INSERT INTO users (id, name, note) VALUES\n('1', 'O''Brien', NULL),\n('2
 q -At -c "SELECT exwiw_dump('SELECT * FROM users ORDER BY id', 'users')" >"$tmp/xat.sql"
 cmp "$tmp/expected.sql" "$tmp/xat.sql" || fail "psql -XAt output differs from the spec's worked example"
 
-# 2. The README's three recipes, exwiw_file_prologue() first: psql -XAt,
+# 2. doc/sql.md's three recipes, exwiw_file_prologue() first: psql -XAt,
 #    FETCH_COUNT (which keeps psql's own memory bounded) and \o from inside
 #    psql all give the same bytes, with many chunks: the prologue, a
 #    newline, the chunks joined by newlines, a newline.
@@ -65,7 +65,7 @@ diff_rows=$(q -At -c "SELECT (SELECT count(*) FROM (TABLE awkward EXCEPT TABLE a
                            + (SELECT count(*) FROM (TABLE awkward_restored EXCEPT TABLE awkward) y)")
 [ "$diff_rows" = 0 ] || fail "COPY-format restore differs: $diff_rows"
 
-# 5. The pitfall the README warns about: \copy in text format escapes the
+# 5. The pitfall doc/sql.md warns about: \copy in text format escapes the
 #    newlines and backslashes inside the statement, so the file differs.
 q -q -c "\\copy ($dump) TO '$tmp/copy_pitfall.sql'"
 q -At -c "$dump" >"$tmp/bare.sql"

@@ -20,9 +20,9 @@
 #   to_dir         exwiw_export_to_dir
 #   client         the exwiw command, run under the loading client encoding
 #                  (its bytes are converted to it, and the line names it)
-#   recipe         the README's exwiw_dump recipe (exwiw_file_prologue first)
-#   export_recipe  the README's exwiw_export read loop
-#   copy_lines     the README's \copy of exwiw_copy_lines
+#   recipe         doc/sql.md's exwiw_dump recipe (exwiw_file_prologue first)
+#   export_recipe  doc/sql.md's exwiw_export read loop
+#   copy_lines     doc/sql.md's \copy of exwiw_copy_lines
 #
 # and the client's SJIS file loads under BIG5, UTF8 and LATIN1 too.
 #
@@ -30,7 +30,7 @@
 # of SJIS, BIG5, GBK, GB18030, UHC, EUC_JP and LATIN1: nothing runs (no
 # file appears) and every loaded value equals the original.  The controls
 # show the attack, so that the test can fail: the server's file without
-# its client_encoding line, and the README's old recipe (only the
+# its client_encoding line, and the old recipe (only the
 # standard_conforming_strings line), create the file under each of the
 # five encodings.
 set -euo pipefail
@@ -195,7 +195,7 @@ for enc in $attack_encodings; do
 	else
 		not_ok "control: without its client_encoding line, the file ran nothing under $enc: the test proves nothing"
 	fi
-	# the README's recipe before issue 17: only the standard_conforming_strings line
+	# the recipe before issue 17: only the standard_conforming_strings line
 	{
 		echo 'SET standard_conforming_strings = on;'
 		psql -XAt -d enc_src -c "SELECT exwiw_dump('SELECT * FROM public.hostile WHERE id = 1', 'public.hostile')"
