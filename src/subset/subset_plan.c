@@ -61,7 +61,8 @@
 /*
  * planner_cols_union
  *		dst becomes the columns of dst and those of b that are not in it, in
- *		attnum order.  Allocated fresh.
+ *		attnum order: allocated fresh when b adds a column, else left as it
+ *		is.
  */
 void
 planner_cols_union(SubsetCols *dst, const SubsetCols *b)
@@ -71,6 +72,17 @@ planner_cols_union(SubsetCols *dst, const SubsetCols *b)
 				j,
 				k;
 	SubsetCols	r;
+
+	/* nothing to add (the common case): dst stays, nothing is allocated */
+	for (i = 0; i < b->n; i++)
+	{
+		for (j = 0; j < dst->n && dst->attnums[j] != b->attnums[i]; j++)
+			;
+		if (j == dst->n)
+			break;
+	}
+	if (i == b->n)
+		return;
 
 	r.names = palloc(sizeof(char *) * Max(n, 1));
 	r.attnums = palloc(sizeof(AttrNumber) * Max(n, 1));
@@ -1207,12 +1219,14 @@ plan_error_context(void *arg)
  * plan_build_once
  *		Plan the export of the rows of target with primary keys ids, once.
  *		The processing order depends on the config alone: the first attempt
- *		computes it into *order (in the caller's memory, which outlives the
- *		attempt's subtransaction), and a retry reuses it, with its WARNINGs
- *		said once.
+ *		computes it into *order (in keep, the caller's memory, which outlives
+ *		the attempt's subtransaction and its memory), and a retry reuses it,
+ *		with its WARNINGs said once.  Everything else is allocated in the
+ *		current memory context, the attempt's.
  */
 static SubsetPlan *
-plan_build_once(const SubsetRequest *req, int **order, int *norder)
+plan_build_once(const SubsetRequest *req, int **order, int *norder,
+				MemoryContext keep)
 {
 	Planner		pl;
 	SubsetPlan *plan = palloc0(sizeof(SubsetPlan));
@@ -1239,7 +1253,12 @@ plan_build_once(const SubsetRequest *req, int **order, int *norder)
 	plan->cfg = cfg;
 	plan->target = target ? find_target(cfg, target) : -1;
 	if (*order == NULL)
+	{
+		MemoryContext attempt = MemoryContextSwitchTo(keep);
+
 		*order = subset_processing_order(cfg, norder);
+		MemoryContextSwitchTo(attempt);
+	}
 	plan->order = *order;
 	plan->norder = *norder;
 
@@ -1314,11 +1333,18 @@ subset_plan_build(const SubsetRequest *req)
 		SubsetPlan *volatile plan = NULL;
 		volatile bool retry = false;
 
+		/*
+		 * An attempt's memory (on GitLab's schema, tens of MB of sets and
+		 * their SQL) goes with it when it fails; the plan stays in it.
+		 */
+		MemoryContext attempt = AllocSetContextCreate(cxt, "exwiw plan attempt",
+													  ALLOCSET_DEFAULT_SIZES);
+
 		BeginInternalSubTransaction(NULL);
-		MemoryContextSwitchTo(cxt);
+		MemoryContextSwitchTo(attempt);
 		PG_TRY();
 		{
-			plan = plan_build_once(req, order, norder);
+			plan = plan_build_once(req, order, norder, cxt);
 			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(cxt);
 			CurrentResourceOwner = owner;
@@ -1337,7 +1363,9 @@ subset_plan_build(const SubsetRequest *req)
 			if (!cfg->cascade_cut)
 				ReThrowError(edata);
 			cfg->cascade_cut = false;
+			elog(DEBUG1, "planning again, with a cascade off: %s", edata->message);
 			FreeErrorData(edata);
+			MemoryContextDelete(attempt);
 			retry = true;
 		}
 		PG_END_TRY();
