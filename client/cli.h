@@ -308,6 +308,7 @@ typedef struct SchemaConfig
 
 extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
+extern void schema_decision_hints(const char *hint);
 extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
 extern int	schema_config_apply_since(SchemaConfig *cfg, const char *col,
 									  const char *cond, const char *target);

@@ -241,6 +241,55 @@ database_dirs(const char *location)
 	return s.data;
 }
 
+/* The config the run read last: the files schema_decision_hints names. */
+static const SchemaConfig *last_loaded = NULL;
+
+/*
+ * schema_decision_hints
+ *		For each line of a server hint that names an undecided table's fix
+ *		('Table "x": add "export": "all" to its config ...'), print the
+ *		one-line fix with the file that holds the table's config (from the
+ *		config the run read) and the client's flag.
+ */
+void
+schema_decision_hints(const char *hint)
+{
+	static const char head[] = "Table \"";
+	static const char tail[] = "\": add \"export\": \"all\" to its config";
+	const char *line = hint;
+
+	while (line && *line)
+	{
+		const char *nl = strchr(line, '\n');
+		const char *end;
+
+		if (strncmp(line, head, sizeof(head) - 1) == 0 &&
+			(end = strstr(line, tail)) != NULL && (nl == NULL || end < nl))
+		{
+			char	   *name = pnstrdup(line + sizeof(head) - 1,
+										end - line - (sizeof(head) - 1));
+			const char *path = NULL;
+			int			i;
+
+			for (i = 0; last_loaded && i < last_loaded->ntables; i++)
+			{
+				const char *n = schema_table_name(&last_loaded->tables[i]);
+
+				if (n && strcmp(n, name) == 0)
+					path = last_loaded->tables[i].path;
+			}
+			if (path && !last_loaded->single_file)
+				pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to %s, or pass --allow-undecided.",
+								  name, path);
+			else if (path)
+				pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to its object in %s, or pass --allow-undecided.",
+								  name, path);
+			pfree(name);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 /*
  * schema_config_load
  *		Read a schema dir (or file).  A directory that does not exist is an
@@ -259,6 +308,7 @@ schema_config_load(const char *location, bool must_exist)
 				i;
 
 	cfg->location = pg_strdup(location);
+	last_loaded = cfg;
 	if (stat(location, &st) != 0)
 	{
 		if (errno == ENOENT && !must_exist)
