@@ -132,6 +132,8 @@ run_explain(CliOptions *opts)
 			   *undecided_arms = json_new(JV_ARRAY, NULL);
 	int			nundecided;
 
+	if (opts->all_tables)
+		schema_config_apply_all_tables(cfg);
 	if (opts->scope_column)
 		(void) schema_config_apply_scope_column(cfg, opts->scope_column);
 	config_text = schema_config_text(cfg);

@@ -427,6 +427,23 @@ schema_config_apply_scope_column(SchemaConfig *cfg, const char *col)
 }
 
 /*
+ * schema_config_apply_all_tables
+ *		--all-tables: every table exported in full, with its masks, as the
+ *		newest Ruby client does without --target-table: each table config
+ *		gets "scope_exempt": true, and the server, given no target and no
+ *		ids, reads each table straight.
+ */
+void
+schema_config_apply_all_tables(SchemaConfig *cfg)
+{
+	int			i;
+
+	for (i = 0; i < cfg->ntables; i++)
+		if (cfg->tables[i].config && cfg->tables[i].config->kind == JV_OBJECT)
+			json_set(cfg->tables[i].config, "scope_exempt", json_new(JV_BOOL, "true"));
+}
+
+/*
  * schema_table_name
  *		A table config's "name", or NULL.
  */
