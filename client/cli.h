@@ -310,6 +310,7 @@ typedef struct SchemaConfig
 extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
 extern void schema_decision_hints(const char *hint);
+extern void schema_table_fix_hint(const char *name);
 extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
 extern void schema_config_apply_all_tables(SchemaConfig *cfg);
 extern int	schema_config_apply_since(SchemaConfig *cfg, const char *col,

@@ -245,11 +245,37 @@ database_dirs(const char *location)
 static const SchemaConfig *last_loaded = NULL;
 
 /*
+ * schema_table_fix_hint
+ *		The one-line fix of undecided table name, as a hint: the file that
+ *		holds its config (from the config the run read) to add "export":
+ *		"all" to, or the client's flag.  Nothing when no file holds it.
+ */
+void
+schema_table_fix_hint(const char *name)
+{
+	const char *path = NULL;
+	int			i;
+
+	for (i = 0; last_loaded && i < last_loaded->ntables; i++)
+	{
+		const char *n = schema_table_name(&last_loaded->tables[i]);
+
+		if (n && strcmp(n, name) == 0)
+			path = last_loaded->tables[i].path;
+	}
+	if (path && !last_loaded->single_file)
+		pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to %s, or pass --allow-undecided.",
+						  name, path);
+	else if (path)
+		pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to its object in %s, or pass --allow-undecided.",
+						  name, path);
+}
+
+/*
  * schema_decision_hints
  *		For each line of a server hint that names an undecided table's fix
  *		('Table "x": add "export": "all" to its config ...'), print the
- *		one-line fix with the file that holds the table's config (from the
- *		config the run read) and the client's flag.
+ *		one-line fix with its file (schema_table_fix_hint).
  */
 void
 schema_decision_hints(const char *hint)
@@ -268,22 +294,8 @@ schema_decision_hints(const char *hint)
 		{
 			char	   *name = pnstrdup(line + sizeof(head) - 1,
 										end - line - (sizeof(head) - 1));
-			const char *path = NULL;
-			int			i;
 
-			for (i = 0; last_loaded && i < last_loaded->ntables; i++)
-			{
-				const char *n = schema_table_name(&last_loaded->tables[i]);
-
-				if (n && strcmp(n, name) == 0)
-					path = last_loaded->tables[i].path;
-			}
-			if (path && !last_loaded->single_file)
-				pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to %s, or pass --allow-undecided.",
-								  name, path);
-			else if (path)
-				pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to its object in %s, or pass --allow-undecided.",
-								  name, path);
+			schema_table_fix_hint(name);
 			pfree(name);
 		}
 		line = nl ? nl + 1 : NULL;

@@ -156,6 +156,12 @@ like(
 like($err, qr/^exwiw: detail: Undecided: announcements\./m,
 	'the Ruby client\'s scenario: the detail names the one table')
   or diag($err);
+($rc, $out, $err) = run_cmd(
+	[ 'exwiw', 'explain', "--schema-dir=$schema/gem", '--target-table=shops', '--ids=1' ]);
+ok( $rc == 1
+	  && $err =~ /^exwiw: hint: To export table "announcements" as the Ruby client did: add "export": "all" to \Q$schema\E\/gem\/announcements\.json, or pass --allow-undecided\.$/m,
+	'the Ruby client\'s scenario: explain fails as the export would, with the same one-line fix'
+) or diag("exit $rc\n$err");
 run_ok([ 'exwiw', "--schema-dir=$schema/gem", '-o', "$schema/gem-out", '--target-table=shops', '--ids=1',
 		'--allow-undecided' ],
 	'the Ruby client\'s scenario exports with --allow-undecided');
