@@ -189,6 +189,7 @@ typedef struct CliOptions
 	bool		force;
 	bool		quiet;
 	bool		allow_undecided;
+	bool		all_tables;		/* --all-tables: every table, no target */
 	bool		allow_missing_ids;	/* target ids matching no row: warn */
 	bool		insert_only;	/* --insert-only: no delete files */
 	bool		given_insert_only;
@@ -308,7 +309,10 @@ typedef struct SchemaConfig
 
 extern SchemaConfig *schema_config_load(const char *location, bool must_exist);
 extern char *schema_config_text(const SchemaConfig *cfg);
+extern void schema_decision_hints(const char *hint);
+extern void schema_table_fix_hint(const char *name);
 extern int	schema_config_apply_scope_column(SchemaConfig *cfg, const char *col);
+extern void schema_config_apply_all_tables(SchemaConfig *cfg);
 extern int	schema_config_apply_since(SchemaConfig *cfg, const char *col,
 									  const char *cond, const char *target);
 extern const char *schema_table_name(const SchemaTable *t);

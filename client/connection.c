@@ -378,6 +378,8 @@ report_result_error(const PGresult *res, const char *what)
 		pg_log_error_detail("%s", detail);
 	if (hint)
 		pg_log_error_hint("%s", hint);
+	if (hint)
+		schema_decision_hints(hint);
 	if (hint && strstr(hint, "allow_undecided => true exports them unmasked") != NULL)
 		pg_log_error_hint("With the exwiw client, --allow-undecided exports them unmasked.");
 	else if (hint && strstr(hint, "allow_undecided => true exports them in full") != NULL)

@@ -132,6 +132,8 @@ run_explain(CliOptions *opts)
 			   *undecided_arms = json_new(JV_ARRAY, NULL);
 	int			nundecided;
 
+	if (opts->all_tables)
+		schema_config_apply_all_tables(cfg);
 	if (opts->scope_column)
 		(void) schema_config_apply_scope_column(cfg, opts->scope_column);
 	config_text = schema_config_text(cfg);
@@ -284,6 +286,8 @@ run_explain(CliOptions *opts)
 		if (undecided_arms->n > 0)
 			pg_log_error_detail("Polymorphic types that map to no table: %s.", joined(undecided_arms));
 		pg_log_error_hint("Decide each in the schema config (doc/subset.md, \"Safe mode\"), or pass --allow-undecided.");
+		for (i = 0; i < undecided_tables->n; i++)
+			schema_table_fix_hint(undecided_tables->items[i]->str);
 		return 1;
 	}
 	return 0;

@@ -435,6 +435,8 @@ run_export(CliOptions *opts)
 	cfg = schema_config_load(opts->schema_dir, true);
 	if (opts->scope_column)
 		(void) schema_config_apply_scope_column(cfg, opts->scope_column);
+	if (opts->all_tables)
+		schema_config_apply_all_tables(cfg);
 	config_text = schema_config_text(cfg);
 	def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
 	ids = ids_array_literal(def);

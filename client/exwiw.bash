@@ -9,7 +9,7 @@ _exwiw_options() {
 	echo "--host= --port= --user= --username= --database= --dbname= --password
 	--no-password --adapter= --target-table= --ids= --scope-column= --schema-dir=
 	--config= --output-dir= --force --output-format= --with-schema --exclude-schema= --rails-env=
-	--parallel-workers= --jobs= --split-rows= --compress= --allow-undecided --allow-missing-ids
+	--parallel-workers= --jobs= --split-rows= --compress= --allow-undecided --allow-missing-ids --all-tables
 	--table= --query= --format= --rows-per-file= --rows=
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=

@@ -105,11 +105,59 @@ load_file_table(const char *name)
 }
 
 /*
+ * quoted_sql_name
+ *		For a name written with a part in double quotes, as in SQL (it
+ *		begins with '"' or holds '."'), the name with every part in double
+ *		quotes, for to_regclass: an unquoted part as it is (case kept), a
+ *		quoted one with its "" kept.  NULL for any other name (the Ruby
+ *		client's, read every way it can be) and for a quote that does not
+ *		close.
+ */
+static char *
+quoted_sql_name(const char *name)
+{
+	StringInfoData s;
+	const char *p = name;
+
+	if (name[0] != '"' && strstr(name, ".\"") == NULL)
+		return NULL;
+	initStringInfo(&s);
+	for (;;)
+	{
+		appendStringInfoChar(&s, '"');
+		if (*p == '"')
+		{
+			for (p++; *p != '\0' && !(*p == '"' && p[1] != '"'); p++)
+			{
+				if (*p == '"')
+					appendStringInfoChar(&s, *p++);
+				appendStringInfoChar(&s, *p);
+			}
+			if (*p++ != '"' || (*p != '.' && *p != '\0'))
+				return NULL;
+		}
+		else
+			for (; *p != '\0' && *p != '.'; p++)
+			{
+				if (*p == '"')
+					appendStringInfoChar(&s, '"');
+				appendStringInfoChar(&s, *p);
+			}
+		appendStringInfoChar(&s, '"');
+		if (*p == '\0')
+			return s.data;
+		appendStringInfoChar(&s, *p++);
+	}
+}
+
+/*
  * resolve_table
- *		The OID of the table that name (the config's name, "schema.table"
- *		or "table", each part written as a statement writes it) means in
- *		this session, its partitioned root for a partition, and whether it
- *		has user triggers; InvalidOid when it does not resolve.
+ *		The OID of the table that name (the config's name, as the server
+ *		reads it: "table" or "schema.table" as the Ruby client writes them,
+ *		every reading counted, or with parts in double quotes as in SQL)
+ *		means in this session, its partitioned root for a partition, and
+ *		whether it has user triggers; InvalidOid when it does not resolve
+ *		to exactly one table.
  */
 static Oid
 resolve_table(PGconn *conn, const char *name, bool *has_triggers)
@@ -118,11 +166,16 @@ resolve_table(PGconn *conn, const char *name, bool *has_triggers)
 		"SELECT COALESCE(pg_catalog.pg_partition_root(c), c)::pg_catalog.oid,"
 		" EXISTS (SELECT FROM pg_catalog.pg_trigger g"
 		"   WHERE g.tgrelid OPERATOR(pg_catalog.=) c AND NOT g.tgisinternal)"
-		" FROM (SELECT pg_catalog.to_regclass(pg_catalog.array_to_string(ARRAY("
-		"   SELECT pg_catalog.quote_ident(x) FROM pg_catalog.unnest(pg_catalog.string_to_array($1, '.'))"
-		"   WITH ORDINALITY u(x, n) ORDER BY n), '.')) AS c) s";
-	const char *values[1] = {name};
-	PGresult   *res = exec_params_checked(conn, sql, 1, values, "resolving the tables of the files");
+		" FROM (SELECT DISTINCT x.r AS c FROM ("
+		"   SELECT pg_catalog.to_regclass($2) AS r WHERE $2 IS NOT NULL"
+		"   UNION ALL SELECT pg_catalog.to_regclass(pg_catalog.quote_ident($1)) WHERE $2 IS NULL"
+		"   UNION ALL SELECT pg_catalog.to_regclass(pg_catalog.quote_ident(pg_catalog.\"left\"($1, k OPERATOR(pg_catalog.-) 1))"
+		"     OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(pg_catalog.substr($1, k OPERATOR(pg_catalog.+) 1)))"
+		"   FROM pg_catalog.generate_series(2, pg_catalog.length($1) OPERATOR(pg_catalog.-) 1) k"
+		"   WHERE $2 IS NULL AND pg_catalog.substr($1, k, 1) OPERATOR(pg_catalog.=) '.'"
+		" ) x WHERE x.r IS NOT NULL) s";
+	const char *values[2] = {name, quoted_sql_name(name)};
+	PGresult   *res = exec_params_checked(conn, sql, 2, values, "resolving the tables of the files");
 	Oid			oid = InvalidOid;
 
 	*has_triggers = false;

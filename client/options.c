@@ -56,6 +56,7 @@ enum
 	OPT_COMMIT_EACH_FILE,
 	OPT_FORCE,
 	OPT_ALLOW_UNDECIDED,
+	OPT_ALL_TABLES,
 	OPT_ALLOW_MISSING_IDS,
 	OPT_SPLIT_ROWS,
 	OPT_COMPRESS,
@@ -110,6 +111,7 @@ static const struct option long_options[] = {
 	{"rails-env", required_argument, NULL, OPT_RAILS_ENV},
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"allow-undecided", no_argument, NULL, OPT_ALLOW_UNDECIDED},
+	{"all-tables", no_argument, NULL, OPT_ALL_TABLES},
 	{"allow-missing-ids", no_argument, NULL, OPT_ALLOW_MISSING_IDS},
 	{"split-rows", required_argument, NULL, OPT_SPLIT_ROWS},
 	{"compress", required_argument, NULL, 'Z'},
@@ -241,6 +243,8 @@ usage_export(void)
 		   "    -Z, --compress=METHOD[:LEVEL]    Compress the files: gzip, zstd or none, or a\n"
 		   "                                     gzip level 0-9 (.sql.gz, .sql.zst; exwiw load\n"
 		   "                                     reads them)\n"
+		   "        --all-tables                 Export every table of the config in full,\n"
+		   "                                     masked, without a target or ids\n"
 		   "        --allow-undecided            Export columns marked needs_mask_decision that\n"
 		   "                                     have no mask, and tables that no rule ties to\n"
 		   "                                     the target, in full (refused by default)\n"
@@ -835,6 +839,9 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				break;
 			case OPT_ALLOW_UNDECIDED:
 				opts->allow_undecided = true;
+				break;
+			case OPT_ALL_TABLES:
+				opts->all_tables = true;
 				break;
 			case OPT_ALLOW_MISSING_IDS:
 				opts->allow_missing_ids = true;
@@ -1474,14 +1481,22 @@ check_options(CliOptions *opts)
 		exit(1);
 	}
 
-	/* 17. target and ids */
-	if (opts->target_table == NULL && !ids_any_given(&opts->ids))
+	/* 17. target and ids: none with --all-tables */
+	if (opts->all_tables)
+	{
+		if (opts->target_table || ids_any_given(&opts->ids) || opts->scope_column)
+		{
+			pg_log_error("--all-tables cannot be combined with --target-table, --ids or --scope-column");
+			exit(1);
+		}
+	}
+	else if (opts->target_table == NULL && !ids_any_given(&opts->ids))
 	{
 		pg_log_error("--target-table is required");
 		pg_log_error_hint("Name the target table and its primary keys: --target-table=shops --ids=1,2; or give --ids alone to filter by the tables' scope_column.");
 		exit(1);
 	}
-	if (!ids_any_given(&opts->ids))
+	else if (!ids_any_given(&opts->ids))
 	{
 		pg_log_error("--ids is required when --target-table is specified");
 		exit(1);

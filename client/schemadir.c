@@ -241,6 +241,67 @@ database_dirs(const char *location)
 	return s.data;
 }
 
+/* The config the run read last: the files schema_decision_hints names. */
+static const SchemaConfig *last_loaded = NULL;
+
+/*
+ * schema_table_fix_hint
+ *		The one-line fix of undecided table name, as a hint: the file that
+ *		holds its config (from the config the run read) to add "export":
+ *		"all" to, or the client's flag.  Nothing when no file holds it.
+ */
+void
+schema_table_fix_hint(const char *name)
+{
+	const char *path = NULL;
+	int			i;
+
+	for (i = 0; last_loaded && i < last_loaded->ntables; i++)
+	{
+		const char *n = schema_table_name(&last_loaded->tables[i]);
+
+		if (n && strcmp(n, name) == 0)
+			path = last_loaded->tables[i].path;
+	}
+	if (path && !last_loaded->single_file)
+		pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to %s, or pass --allow-undecided.",
+						  name, path);
+	else if (path)
+		pg_log_error_hint("To export table \"%s\" as the Ruby client did: add \"export\": \"all\" to its object in %s, or pass --allow-undecided.",
+						  name, path);
+}
+
+/*
+ * schema_decision_hints
+ *		For each line of a server hint that names an undecided table's fix
+ *		('Table "x": add "export": "all" to its config ...'), print the
+ *		one-line fix with its file (schema_table_fix_hint).
+ */
+void
+schema_decision_hints(const char *hint)
+{
+	static const char head[] = "Table \"";
+	static const char tail[] = "\": add \"export\": \"all\" to its config";
+	const char *line = hint;
+
+	while (line && *line)
+	{
+		const char *nl = strchr(line, '\n');
+		const char *end;
+
+		if (strncmp(line, head, sizeof(head) - 1) == 0 &&
+			(end = strstr(line, tail)) != NULL && (nl == NULL || end < nl))
+		{
+			char	   *name = pnstrdup(line + sizeof(head) - 1,
+										end - line - (sizeof(head) - 1));
+
+			schema_table_fix_hint(name);
+			pfree(name);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 /*
  * schema_config_load
  *		Read a schema dir (or file).  A directory that does not exist is an
@@ -259,6 +320,7 @@ schema_config_load(const char *location, bool must_exist)
 				i;
 
 	cfg->location = pg_strdup(location);
+	last_loaded = cfg;
 	if (stat(location, &st) != 0)
 	{
 		if (errno == ENOENT && !must_exist)
@@ -374,6 +436,23 @@ schema_config_apply_scope_column(SchemaConfig *cfg, const char *col)
 		}
 	}
 	return n;
+}
+
+/*
+ * schema_config_apply_all_tables
+ *		--all-tables: every table exported in full, with its masks, as the
+ *		newest Ruby client does without --target-table: each table config
+ *		gets "scope_exempt": true, and the server, given no target and no
+ *		ids, reads each table straight.
+ */
+void
+schema_config_apply_all_tables(SchemaConfig *cfg)
+{
+	int			i;
+
+	for (i = 0; i < cfg->ntables; i++)
+		if (cfg->tables[i].config && cfg->tables[i].config->kind == JV_OBJECT)
+			json_set(cfg->tables[i].config, "scope_exempt", json_new(JV_BOOL, "true"));
 }
 
 /*

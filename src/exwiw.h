@@ -140,6 +140,8 @@ typedef struct ExwiwQuery
 
 /* ident.c */
 extern void exwiw_append_table_name(StringInfo buf, const char *table_name);
+extern int	exwiw_table_name_parts(const char *name, char **parts, int max,
+								   bool *quoted);
 
 /* settings.c */
 extern int	exwiw_pin_output_settings(void);

@@ -134,6 +134,37 @@ expect_error(
 ok(index($out . $err, 'exwiw: hint: With the exwiw client, --allow-undecided') >= 0,
 	'undecided masks: the hint names --allow-undecided')
   or diag($err);
+# the Ruby client's scenario: a table that no belongs_to ties to the target
+# (its system_announcements), which the Ruby client exported in full.  The
+# refusal names the table and the one-line fix: the key to add to its file,
+# or --allow-undecided.
+mkdir "$schema/gem" or die "could not create $schema/gem: $!";
+write_file("$schema/gem/shops.json",
+	'{"name": "shops", "primary_key": "id", "columns": [{"name": "id"}, {"name": "name"}]}');
+write_file("$schema/gem/announcements.json",
+	'{"name": "announcements", "primary_key": "id", "columns": [{"name": "id"}, {"name": "body"}]}'
+);
+$err = expect_error(
+	$work, 'the Ruby client\'s scenario: a table no rule ties',
+	'1 table of the config needs a scope decision',
+	'exwiw', "--schema-dir=$schema/gem", @o, '--target-table=shops', '--ids=1');
+like(
+	$err,
+	qr/^exwiw: hint: To export table "announcements" as the Ruby client did: add "export": "all" to \Q$schema\E\/gem\/announcements\.json, or pass --allow-undecided\.$/m,
+	'the Ruby client\'s scenario: the hint names the table, the key, its file and --allow-undecided'
+) or diag($err);
+like($err, qr/^exwiw: detail: Undecided: announcements\./m,
+	'the Ruby client\'s scenario: the detail names the one table')
+  or diag($err);
+($rc, $out, $err) = run_cmd(
+	[ 'exwiw', 'explain', "--schema-dir=$schema/gem", '--target-table=shops', '--ids=1' ]);
+ok( $rc == 1
+	  && $err =~ /^exwiw: hint: To export table "announcements" as the Ruby client did: add "export": "all" to \Q$schema\E\/gem\/announcements\.json, or pass --allow-undecided\.$/m,
+	'the Ruby client\'s scenario: explain fails as the export would, with the same one-line fix'
+) or diag("exit $rc\n$err");
+run_ok([ 'exwiw', "--schema-dir=$schema/gem", '-o', "$schema/gem-out", '--target-table=shops', '--ids=1',
+		'--allow-undecided' ],
+	'the Ruby client\'s scenario exports with --allow-undecided');
 expect_error(
 	$work,
 	'named ID space in single-target mode',

@@ -171,6 +171,7 @@ typedef struct SubsetReverseArm
 typedef struct SubsetTable
 {
 	char	   *name;			/* as the config names it */
+	char	   *outname;		/* as the files write it (ident.c's form) */
 	Oid			relid;
 	char		relkind;
 	char	   *nspname;
@@ -375,6 +376,7 @@ typedef struct SubsetErrorContext
 extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
 extern int	subset_config_find(SubsetConfig *cfg, const char *name);
 extern Oid	subset_resolve_name(const char *name);
+extern char *subset_config_spelling(Oid relid, bool bare);
 extern List *subset_template_parse(const char *tpl);
 
 /* subset_config_masks.c */

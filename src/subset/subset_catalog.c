@@ -189,16 +189,13 @@ subset_current_schema(void)
 /*
  * config_name
  *		How the config names relid: bare when it is in the current schema
- *		and a bare name finds it, else "schema.table".
+ *		and a bare name finds it, else "schema.table"; a part that holds a
+ *		"." quoted (subset_config_spelling).
  */
 static char *
 config_name(Oid relid, Oid curnsp)
 {
-	Oid			nsp = get_rel_namespace(relid);
-
-	if (nsp == curnsp && RelationIsVisible(relid))
-		return get_rel_name(relid);
-	return psprintf("%s.%s", get_namespace_name(nsp), get_rel_name(relid));
+	return subset_config_spelling(relid, get_rel_namespace(relid) == curnsp);
 }
 
 typedef SubsetCatTable CatTable;

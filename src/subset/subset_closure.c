@@ -64,6 +64,22 @@ seed_covers(Planner *pl, int child, int i)
 }
 
 /*
+ * exported_whole
+ *		Is table ti exported whole: scope_exempt or managed by Rails, without
+ *		a filter or a slice?  It then has every row the closure could add:
+ *		no set is computed for it, nor read from its children for it
+ *		(--all-tables reads each table straight).
+ */
+static bool
+exported_whole(Planner *pl, int ti)
+{
+	SubsetTable *t = &pl->cfg->tables[ti];
+
+	return pl->rel[ti].kind == SEED_EXEMPT && t->filter == NULL &&
+		t->limit_rows == 0 && t->sample == 0;
+}
+
+/*
  * planner_closure_prepare
  *		Before any set is built: the columns of each table's exwiw_x and
  *		exwiw_f rows, which tables reference themselves, and which tables'
@@ -98,7 +114,7 @@ planner_closure_prepare(Planner *pl)
 			planner_cols_union(&pl->rel[e->child].fcols, &e->ref);
 			pl->rel[e->child].selfref = true;
 		}
-		else if (!seed_covers(pl, e->child, i))
+		else if (!seed_covers(pl, e->child, i) && !exported_whole(pl, e->parent))
 			pl->rel[e->child].need_f = true;
 	}
 	for (i = 0; i < pl->nt; i++)
@@ -159,7 +175,7 @@ build_x(Planner *pl, int ti)
 	planner_enter(pl, ti);
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
-	if (!pl->rel[ti].may)
+	if (!pl->rel[ti].may || exported_whole(pl, ti))
 	{
 		pl->rel[ti].x_state = 2;
 		planner_leave(pl);

@@ -780,7 +780,13 @@ decide_sources(Planner *pl)
 		pl->rel[i].kind = SEED_DIRECT;
 		pl->rel[i].ids_lits = ids_arrays(t, &t->scope_col, a, &nids, "scope column");
 	}
-	if (spaces_used == NIL)
+
+	/*
+	 * No target, no ids and no scope column: every table in full (the
+	 * client's --all-tables, which makes each scope_exempt); a table that is
+	 * not is refused below as one that cannot be scoped.
+	 */
+	if (spaces_used == NIL && (req->ids.nvalues > 0 || req->spaces != NIL))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scope-column mode: no table declares a scope_column"),

@@ -14,11 +14,14 @@
  *	- when the table's rows are tied to the target by a chain of plain
  *	  belongs_tos, the statement that deletes the rows the target database
  *	  holds on that chain (planner_delete_conditions): the rows production
- *	  no longer has go too.  For a table one belongs_to from the target it
- *	  is the Ruby client's statement, byte for byte:
+ *	  no longer has go too.  For a table one or two belongs_tos from the
+ *	  target it is the Ruby client's statement, byte for byte:
  *
  *		DELETE FROM orders
- *		WHERE orders.shop_id IN (SELECT shops.id FROM shops WHERE shops.id = '1');
+ *		WHERE orders.shop_id = '1';
+ *
+ *		DELETE FROM order_items
+ *		WHERE order_items.order_id IN (SELECT orders.id FROM orders WHERE orders.shop_id = '1');
  *
  *	- then the statements that delete, by primary key, the tenant's rows its
  *	  insert file brings (tenant_keys: not the rows of other tenants that
@@ -71,7 +74,7 @@ typedef struct DeleteWriter
 static void
 append_qualified(StringInfo buf, SubsetTable *t, const char *column)
 {
-	exwiw_append_table_name(buf, t->name);
+	exwiw_append_table_name(buf, t->outname);
 	appendStringInfo(buf, ".%s", quote_identifier(column));
 }
 
@@ -120,7 +123,10 @@ static char *build_chain_condition(Planner *pl, int ti, const char *ids,
  * chain_condition
  *		The rows of table ti that the target database ties to the target:
  *		"<t>.<fk> IN (SELECT <p>.<ref> FROM <p> WHERE <p's condition>)",
- *		down to "<target>.<key> = '1'", along the first arm of each seed
+ *		down to "<child of the target>.<fk> = '1'" when the belongs_to
+ *		references the target's key (the Ruby client's condition; else
+ *		"<fk> IN (SELECT ... WHERE <target>.<key> = '1')"), along the first
+ *		arm of each seed
  *		(the shortest path's).  NULL unless that arm is a plain belongs_to
  *		(one column, not polymorphic, not cut from a cycle) at every table
  *		up to the target.  Filters are left out, as the
@@ -174,6 +180,13 @@ build_chain_condition(Planner *pl, int ti, const char *ids, int depth)
 		if (p->pk.n != 1)
 			return NULL;
 		initStringInfo(&w);
+		if (strcmp(e->ref.names[0], p->pk.names[0]) == 0)
+		{
+			/* the Ruby client's: the key's values are the ids themselves */
+			append_qualified(&w, t, e->fk.names[0]);
+			appendStringInfoString(&w, ids);
+			return w.data;
+		}
 		append_qualified(&w, p, p->pk.names[0]);
 		appendStringInfoString(&w, ids);
 		where = w.data;
@@ -186,7 +199,7 @@ build_chain_condition(Planner *pl, int ti, const char *ids, int depth)
 	appendStringInfoString(&s, " IN (SELECT ");
 	append_qualified(&s, p, e->ref.names[0]);
 	appendStringInfoString(&s, " FROM ");
-	exwiw_append_table_name(&s, p->name);
+	exwiw_append_table_name(&s, p->outname);
 	appendStringInfo(&s, " WHERE %s)", where);
 	return s.data;
 }
@@ -485,7 +498,7 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 	if (f->delete_cond)
 	{
 		appendStringInfoString(&s, "DELETE FROM ");
-		exwiw_append_table_name(&s, t->name);
+		exwiw_append_table_name(&s, t->outname);
 		appendStringInfo(&s, "\nWHERE %s;\n", f->delete_cond);
 		dw->statements = 1;
 	}
@@ -493,7 +506,7 @@ subset_delete_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 
 	initStringInfo(&s);
 	appendStringInfoString(&s, "DELETE FROM ");
-	exwiw_append_table_name(&s, t->name);
+	exwiw_append_table_name(&s, t->outname);
 	appendStringInfoString(&s, "\nWHERE ");
 	if (t->pk.n > 1)
 		appendStringInfoChar(&s, '(');

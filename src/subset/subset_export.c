@@ -173,7 +173,7 @@ subset_export_open_file(SubsetPlan *plan, SubsetRun *run, int file,
 		format = EXWIW_FORMAT_INSERT;
 		opts.conflict = "ON CONFLICT DO NOTHING";
 	}
-	opts.table_name = t->name;
+	opts.table_name = t->outname;
 	opts.format = format;
 	opts.rows_per_statement = format == EXWIW_FORMAT_INSERT ? t->chunk : 0;
 	for (c = 0; c < t->ncols; c++)

@@ -988,6 +988,22 @@ collect_undecided(Planner *pl)
 }
 
 /*
+ * append_table_fixes
+ *		One hint line per undecided table: the config key that settles it
+ *		("Table "x": add "export": "all" to its config ..."), so that the
+ *		client can name the file that holds the table's config.
+ */
+static void
+append_table_fixes(StringInfo hint, List *undecided)
+{
+	ListCell   *lc;
+
+	foreach(lc, undecided)
+		appendStringInfo(hint, "%sTable \"%s\": add \"export\": \"all\" to its config to export every row, or \"ignore\": true to leave it out.",
+						 hint->len ? "\n" : "", (char *) lfirst(lc));
+}
+
+/*
  * subset_plan_check_decided
  *		Safe mode: error out when anything waits for a person, naming every
  *		such decision in one message so that one round of edits settles
@@ -1042,8 +1058,8 @@ subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 	{
 		appendStringInfo(&detail, "%sTables that need a scope decision: %s. No rule ties their rows to the target, so they would be exported in full.",
 						 detail.len ? "\n" : "", tables.data);
-		appendStringInfo(&hint, "%sFor each table, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true.",
-						 hint.len ? "\n" : "");
+		append_table_fixes(&hint, plan->undecided);
+		appendStringInfoString(&hint, "\nOr add a belongs_to (or a scope_column) that ties a table's rows to the target.");
 	}
 	if (narms > 0)
 	{
@@ -1068,6 +1084,9 @@ subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 				 errdetail("Undecided: %s.", cols.data),
 				 errhint("Give each a mask (\"replace_with\" or \"raw_sql\"), or set \"needs_mask_decision\": false to export it as it is; allow_undecided => true exports them unmasked.")));
 	else if (ntables > 0)
+	{
+		resetStringInfo(&hint);
+		append_table_fixes(&hint, plan->undecided);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg_plural("%d table of the config needs a scope decision",
@@ -1075,7 +1094,9 @@ subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 							   ntables, ntables),
 				 errdetail("Undecided: %s. No rule ties their rows to the target, so they would be exported in full.",
 						   tables.data),
-				 errhint("For each, add a belongs_to (or a scope_column) that ties its rows to the target, set \"export\": \"all\" to export every row, or set \"ignore\": true; allow_undecided => true exports them in full.")));
+				 errhint("%s\nOr add a belongs_to (or a scope_column) that ties the rows to the target; allow_undecided => true exports them in full.",
+						 hint.data)));
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
