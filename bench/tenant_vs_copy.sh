@@ -55,13 +55,7 @@ sizes=${BENCH_SIZES:-1 10 100 1000}
 parts=" ${BENCH_PARTS:-main j} "
 
 if [ "${EXWIW_BENCH_REUSE:-0}" = 1 ] && [ -d "$dir/data" ]; then
-	exwiw_setup
-	exwiw_tmp_install "$dir/inst"
-	exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w restart >/dev/null
-	export PGHOST=$dir/sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
-	EXWIW_CLUSTER_DIR=$dir
-	trap 'exwiw_cluster_stop' EXIT
-	PATH=$EXWIW_BIN:$PATH
+	bench_cluster_reuse "$dir" "$port"
 	reuse=1
 else
 	if [ -d "$dir/data" ]; then
@@ -102,18 +96,15 @@ done
 # ids N: shops 1..N, comma-separated
 ids() { seq -s, 1 "$1"; }
 
-# copy_script N TAG: the psql script of the COPY loop for shops 1..N, its
-# files named $out/TAG.TABLE; PART/PARTS (optional, $3/$4: 0 or 1 of 2)
-# keeps the tables of that part only (dealt by hand: order_items, 2M rows
-# for all shops, against orders and transactions, 1M each), in a
-# transaction on the snapshot $5 when given
+# copy_script N TAG [PART PARTS]: the \copy commands of the COPY loop for
+# shops 1..N, its files named $out/TAG.TABLE; with PART of PARTS (0 or 1 of
+# 2) those of that part only (dealt by hand: order_items, 2M rows for all
+# shops, against orders and transactions, 1M each)
 copy_script() {
-	local n=$1 tag=$2 part=${3:-0} parts=${4:-1} snap=${5:-}
+	local n=$1 tag=$2 part=${3:-0} parts=${4:-1}
 	local s o
 	s="shop_id IN ($(ids "$n"))"
 	o="order_id IN (SELECT id FROM shop.orders WHERE $s)"
-	echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
-	[ -n "$snap" ] && echo "SET TRANSACTION SNAPSHOT '$snap';"
 	while IFS='|' read -r p table query; do
 		if [ "$parts" -eq 1 ] || [ "$p" -eq "$part" ]; then
 			echo "\\copy ($query) TO '$out/$tag.$table'"
@@ -129,7 +120,6 @@ copy_script() {
 1|shops|SELECT * FROM shop.shops WHERE id IN ($(ids "$n"))
 0|announcements|SELECT * FROM shop.announcements
 EOF
-	echo "COMMIT;"
 }
 
 # run_sampled CMD...: run CMD, sample the private memory (RssAnon) of
@@ -172,15 +162,22 @@ exwiw_cli() {
 	PGDATABASE=$1 exwiw --target-table=shops --ids="$(ids "$2")" --schema-dir="$dir/schema-$1" \
 		--allow-undecided --insert-only --output-format="$3" -j "$4" -o "$out/x-$1-$3-$4" --force --quiet
 }
+# in_snapshot CMD...: CMD's statements in one REPEATABLE READ transaction
+in_snapshot() {
+	echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
+	"$@"
+	echo "COMMIT;"
+}
 # copy_loop DB N: the psql COPY loop of shops 1..N
 copy_loop() {
-	copy_script "$2" "c-$1" | psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null
+	in_snapshot copy_script "$2" "c-$1" | psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null
 }
-# copy_two DB N: the COPY loop in two sessions on one exported snapshot:
-# the first exports it and waits, before it commits, until the second
-# has taken it
-copy_two() {
-	local db=$1 n=$2 snap
+# two_sessions DB CMD...: the statements of "CMD... 0" and of "CMD... 1"
+# in two psql sessions on one snapshot: the first exports it and waits,
+# before it commits, until the second has taken it
+two_sessions() {
+	local db=$1 first
+	shift
 	rm -f "$dir/snap" "$dir/snap.taken"
 	{
 		echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
@@ -188,17 +185,25 @@ copy_two() {
 		echo "\\pset format unaligned"
 		echo "SELECT pg_catalog.pg_export_snapshot() \\g $dir/snap.tmp"
 		echo "\\! mv $dir/snap.tmp $dir/snap"
-		copy_script "$n" "c2-$db" 0 2 | sed '1d;$d'
+		"$@" 0
 		echo "\\! while [ ! -e $dir/snap.taken ]; do sleep 0.005; done"
 		echo "COMMIT;"
 	} | psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null &
-	local first=$!
+	first=$!
 	while [ ! -e "$dir/snap" ]; do sleep 0.005; done
-	snap=$(cat "$dir/snap")
-	copy_script "$n" "c2-$db" 1 2 "$snap" | sed "2a \\\\\\! touch $dir/snap.taken" |
-		psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null
+	{
+		echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
+		echo "SET TRANSACTION SNAPSHOT '$(cat "$dir/snap")';"
+		echo "\\! touch $dir/snap.taken"
+		"$@" 1
+		echo "COMMIT;"
+	} | psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null
 	wait $first
 }
+# copy_part N TAG PART: part PART of 2 of the COPY loop
+copy_part() { copy_script "$1" "$2" "$3" 2; }
+# copy_two DB N: the COPY loop in two sessions on one snapshot
+copy_two() { two_sessions "$1" copy_part "$2" "c2-$1"; }
 # one table into files: order_items (2M rows) in $table_files files by
 # key range, exwiw dump --rows-per-file -j N against psql sessions that
 # COPY the same key ranges, N sessions on one exported snapshot
@@ -209,38 +214,23 @@ table_exwiw() {
 	PGDATABASE=$jdb exwiw dump --table=shop.order_items --format=copy \
 		--rows-per-file=$((table_rows / table_files)) -j "$1" -q -o "$out/t-$1"
 }
-# table_script PART PARTS [SNAP]: the COPY of the key ranges of that part
+# table_script PART PARTS: the COPYs of the key ranges of that part
 table_script() {
 	local k per=$((table_rows / table_files))
-	echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
-	[ -n "${3:-}" ] && echo "SET TRANSACTION SNAPSHOT '$3';"
 	for k in $(seq 0 $((table_files - 1))); do
 		[ $((k % $2)) -eq "$1" ] || continue
 		echo "\\copy (SELECT * FROM shop.order_items WHERE id > $((k * per)) AND id <= $(((k + 1) * per)) ORDER BY id) TO '$out/tc.$k'"
 	done
-	echo "COMMIT;"
 }
+# table_half PART: part PART of 2
+table_half() { table_script "$1" 2; }
+# table_copy N: the key ranges in one session (N = 1) or in two
 table_copy() {
 	if [ "$1" -eq 1 ]; then
-		table_script 0 1 | psql -X -q -v ON_ERROR_STOP=1 -d "$jdb" >/dev/null
-		return
+		in_snapshot table_script 0 1 | psql -X -q -v ON_ERROR_STOP=1 -d "$jdb" >/dev/null
+	else
+		two_sessions "$jdb" table_half
 	fi
-	rm -f "$dir/snap" "$dir/snap.taken"
-	{
-		echo "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
-		echo "\\pset tuples_only on"
-		echo "\\pset format unaligned"
-		echo "SELECT pg_catalog.pg_export_snapshot() \\g $dir/snap.tmp"
-		echo "\\! mv $dir/snap.tmp $dir/snap"
-		table_script 0 2 | sed '1d;$d'
-		echo "\\! while [ ! -e $dir/snap.taken ]; do sleep 0.005; done"
-		echo "COMMIT;"
-	} | psql -X -q -v ON_ERROR_STOP=1 -d "$jdb" >/dev/null &
-	local first=$!
-	while [ ! -e "$dir/snap" ]; do sleep 0.005; done
-	table_script 1 2 "$(cat "$dir/snap")" | sed "2a \\\\\\! touch $dir/snap.taken" |
-		psql -X -q -v ON_ERROR_STOP=1 -d "$jdb" >/dev/null
-	wait $first
 }
 export -f ids copy_script
 export dir out
