@@ -141,10 +141,16 @@ exwiw_walk_wanted(PlannedStmt *stmt)
  * exwiw_walk_kept
  *		Is walk, stmt planned again under exwiw_pin_walk(), to be run
  *		instead of it: is its estimated cost at most WALK_MAX_COST times
- *		stmt's?
+ *		stmt's?  Says which at DEBUG1 (the error context names the query).
  */
 bool
 exwiw_walk_kept(PlannedStmt *stmt, PlannedStmt *walk)
 {
-	return walk->planTree->total_cost <= WALK_MAX_COST * stmt->planTree->total_cost;
+	bool		kept = walk->planTree->total_cost <= WALK_MAX_COST * stmt->planTree->total_cost;
+
+	ereport(DEBUG1,
+			(errmsg_internal(kept ? "index walk: planned again with hash and merge joins off" :
+							 "index walk: not taken, its estimate is over %g times the plan's",
+							 WALK_MAX_COST)));
+	return kept;
 }
