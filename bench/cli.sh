@@ -44,13 +44,7 @@ runs=${EXWIW_BENCH_RUNS:-3}
 GNU_TIME=/usr/bin/time
 
 if [ "${EXWIW_BENCH_REUSE:-0}" = 1 ] && [ -d "$dir/data" ]; then
-	exwiw_setup
-	exwiw_tmp_install "$dir/inst"
-	exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null || true
-	export PGHOST=$dir/sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
-	EXWIW_CLUSTER_DIR=$dir
-	trap 'exwiw_cluster_stop' EXIT
-	PATH=$EXWIW_BIN:$PATH
+	bench_cluster_reuse "$dir" "$port"
 	reuse=1
 else
 	rm -rf "$dir"

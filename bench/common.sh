@@ -5,6 +5,8 @@
 #                          start a throwaway cluster tuned like a small server;
 #                          output files go to $BENCH_OUT; OPTs are extra
 #                          postgresql.conf lines
+# bench_cluster_reuse DIR PORT   build and install exwiw into DIR/inst and
+#                          (re)start the cluster an earlier run left in DIR
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
@@ -23,6 +25,18 @@ bench_cluster() {
 	BENCH_OUT=$BENCH_WORK/out
 	mkdir -p "$BENCH_OUT"
 	chmod 777 "$BENCH_OUT"
+}
+
+bench_cluster_reuse() {
+	local dir=$1 port=$2
+	exwiw_setup
+	exwiw_tmp_install "$dir/inst"
+	# restart: the server loads the library just installed
+	exwiw_as_server_user "$EXWIW_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w restart >/dev/null
+	export PGHOST=$dir/sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	EXWIW_CLUSTER_DIR=$dir
+	trap 'exwiw_cluster_stop' EXIT
+	PATH=$EXWIW_BIN:$PATH
 }
 
 bench_fill_mixed() {

@@ -150,6 +150,11 @@ extern int	exwiw_pin_search_path(void);
 extern int	exwiw_pin_serial(void);
 extern int	exwiw_pin_io_settings(void);
 extern int	exwiw_pin_work_mem(void);
+extern int	exwiw_pin_walk(void);
+
+/* walk.c */
+extern bool exwiw_walk_wanted(PlannedStmt *stmt);
+extern bool exwiw_walk_kept(PlannedStmt *stmt, PlannedStmt *walk);
 
 /* prefetch.c */
 extern void exwiw_prefetch_plan(PlannedStmt *stmt, List *enrs);

@@ -157,3 +157,21 @@ exwiw_pin_io_settings(void)
 	pin_one("effective_io_concurrency", buf);
 	return nestlevel;
 }
+
+/*
+ * exwiw_pin_walk
+ *		Open a GUC nest level with hash and merge joins off, to plan a
+ *		subset export's query again as an index walk over the keys of its
+ *		row sets (walk.c decides when, and whether the plan is kept).
+ *
+ * Returns the nest level for exwiw_restore_settings().
+ */
+int
+exwiw_pin_walk(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	pin_one("enable_hashjoin", "off");
+	pin_one("enable_mergejoin", "off");
+	return nestlevel;
+}

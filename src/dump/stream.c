@@ -418,6 +418,32 @@ make_params(const ExwiwQuery *q)
 }
 
 /*
+ * plan_walked
+ *		The plan of query, q's analyzed query: the planner's, or, for a
+ *		subset export's query (q->prefetch) over row sets that hashes or
+ *		merges a whole table against a small set, the same planned again
+ *		as an index walk when walk.c keeps it.  Not inlined: its locals
+ *		would live in start_executor's frame, which a longjmp unwinds.
+ */
+static pg_noinline PlannedStmt *
+plan_walked(const ExwiwQuery *q, Query *query, ParamListInfo params)
+{
+	Query	   *again = q->prefetch && q->enrs != NIL ? copyObject(query) : NULL;
+	PlannedStmt *stmt = pg_plan_query(query, q->sql, CURSOR_OPT_NO_SCROLL, params);
+
+	if (again != NULL && exwiw_walk_wanted(stmt))
+	{
+		int			nest = exwiw_pin_walk();
+		PlannedStmt *walk = pg_plan_query(again, q->sql, CURSOR_OPT_NO_SCROLL, params);
+
+		exwiw_restore_settings(nest);
+		if (exwiw_walk_kept(stmt, walk))
+			return walk;
+	}
+	return stmt;
+}
+
+/*
  * start_executor
  *		Parse, check and plan q, and start its executor on the active
  *		snapshot, in the stream's context and under its resource owner, with
@@ -460,7 +486,7 @@ start_executor(ExwiwStream *s, const ExwiwQuery *q)
 	trees = pg_analyze_and_rewrite_fixedparams(rs, q->sql, q->argtypes, q->nargs, env);
 	exwiw_check_query(trees, CreateCommandTag(rs->stmt));
 	/* the whole result (no fast-start), read once, forward */
-	stmt = pg_plan_query(linitial_node(Query, trees), q->sql, CURSOR_OPT_NO_SCROLL, params);
+	stmt = plan_walked(q, linitial_node(Query, trees), params);
 	if (nest >= 0)
 		exwiw_restore_settings(nest);
 	error_context_stack = qerrcb.previous;

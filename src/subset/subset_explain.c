@@ -30,6 +30,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "subset/subset_run.h"
 
 /*
  * explain_withheld
@@ -67,7 +68,9 @@ explain_withheld(const char *sql, ExwiwQuery *q, bool withhold)
  *		and sets *rows and *indexes from the JSON form.  With ANALYZE, the
  *		errors of a query whose errors the export withholds are withheld
  *		(exwiw_withhold_error); the caller then plans it without parallel
- *		workers, as the export's own (a worker would log its error).
+ *		workers, as the export's own (a worker would log its error).  Where
+ *		the export walks the query's sets through indexes (walk.c), the
+ *		walk's plan is explained.
  */
 static char *
 explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
@@ -81,7 +84,20 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
 	Datum		json;
 	Oid			argtypes[1] = {JSONOID};
 	char	   *jsontext;
+	SPIPlanPtr	first = SPI_prepare(q->sql, q->nargs, q->argtypes);
+	SPIPlanPtr	walk;
+	int			walked = -1;
 
+	/* the plan that runs: an index walk where the export takes one */
+	if (first == NULL)
+		elog(ERROR, "could not prepare a file's query: %s", SPI_result_code_string(SPI_result));
+	walk = run_walk_plan(first, q->sql, q->nargs, q->argtypes);
+	SPI_freeplan(first);
+	if (walk != NULL)
+	{
+		SPI_freeplan(walk);
+		walked = exwiw_pin_walk();
+	}
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "EXPLAIN (FORMAT JSON) %s", q->sql);
 	/* EXPLAIN is a utility statement: SPI runs those only read-write */
@@ -119,6 +135,8 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
 			elog(ERROR, "could not read the rows of an EXPLAIN ANALYZE");
 		*actual = strtod(a + strlen("actual rows="), NULL);
 	}
+	if (walked >= 0)
+		exwiw_restore_settings(walked);
 	return plan.data;
 }
 

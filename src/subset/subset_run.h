@@ -68,8 +68,10 @@ extern void run_lock_tables(SubsetRun *run);
 extern void run_compute_set(SubsetRun *run, int i);
 extern void run_add_deps(SubsetPlan *plan, int i, bool *need);
 extern int	run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts,
-								 Withhold w, List *prefetch);
+								 Withhold w, List *prefetch, const char *sql);
 extern int	run_query(const char *sql, Withhold w);
+extern SPIPlanPtr run_walk_plan(SPIPlanPtr plan, const char *sql, int nargs,
+								Oid *argtypes);
 extern char *run_with_sets(SubsetRun *run, const char *query, List *deps);
 extern List *run_enr_list(SubsetRun *run, List *deps);
 

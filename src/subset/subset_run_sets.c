@@ -74,17 +74,68 @@ prepare_set_query(SubsetSet *set)
 }
 
 /*
+ * run_walk_plan
+ *		When sql, the query of plan (prepared with nargs parameters of
+ *		argtypes in the current SPI connection), hashes or merges a whole
+ *		table against a small row set (walk.c), the same query prepared and
+ *		planned again as an index walk, if walk.c keeps it; else NULL.  The
+ *		caller frees it.  Called where plan runs, under the same settings,
+ *		so that the plan cache keeps the walk's plan.
+ */
+SPIPlanPtr
+run_walk_plan(SPIPlanPtr plan, const char *sql, int nargs, Oid *argtypes)
+{
+	CachedPlan *cplan = SPI_plan_get_cached_plan(plan);
+	SPIPlanPtr	walk = NULL;
+
+	if (cplan == NULL)
+		return NULL;
+	if (list_length(cplan->stmt_list) == 1 &&
+		exwiw_walk_wanted(linitial_node(PlannedStmt, cplan->stmt_list)))
+	{
+		int			nest = exwiw_pin_walk();
+		CachedPlan *wplan;
+
+		walk = SPI_prepare(sql, nargs, argtypes);
+		if (walk == NULL)
+			elog(ERROR, "could not prepare a query: %s", SPI_result_code_string(SPI_result));
+		wplan = SPI_plan_get_cached_plan(walk);
+		exwiw_restore_settings(nest);
+		if (wplan == NULL || list_length(wplan->stmt_list) != 1 ||
+			!exwiw_walk_kept(linitial_node(PlannedStmt, cplan->stmt_list),
+							 linitial_node(PlannedStmt, wplan->stmt_list)))
+		{
+			if (wplan != NULL)
+				ReleaseCachedPlan(wplan, walk->saved ? CurrentResourceOwner : NULL);
+			SPI_freeplan(walk);
+			walk = NULL;
+		}
+		else
+			ReleaseCachedPlan(wplan, walk->saved ? CurrentResourceOwner : NULL);
+	}
+	ReleaseCachedPlan(cplan, plan->saved ? CurrentResourceOwner : NULL);
+	return walk;
+}
+
+/*
  * execute_plan
  *		SPI_execute_plan_extended(plan, opts), after reading ahead the pages
  *		its index probes of the sets in prefetch (EphemeralNamedRelation)
  *		will read (exwiw_prefetch_plan), when exwiw.io_concurrency asks
  *		for it.  The plan prefetched from is the generic one that the
  *		execution then takes from the plan cache (a set's query has no
- *		parameter).
+ *		parameter).  With sql, the plan's query, it may run as an index
+ *		walk instead (run_walk_plan).
  */
 static int
-execute_plan(SPIPlanPtr plan, const SPIExecuteOptions *opts, List *prefetch)
+execute_plan(SPIPlanPtr plan, const SPIExecuteOptions *opts, List *prefetch,
+			 const char *sql)
 {
+	SPIPlanPtr	walk = sql != NULL ? run_walk_plan(plan, sql, 0, NULL) : NULL;
+	int			ret;
+
+	if (walk != NULL)
+		plan = walk;
 	if (prefetch != NIL && exwiw_io_concurrency > 0)
 	{
 		CachedPlan *cplan = SPI_plan_get_cached_plan(plan);
@@ -97,26 +148,29 @@ execute_plan(SPIPlanPtr plan, const SPIExecuteOptions *opts, List *prefetch)
 			ReleaseCachedPlan(cplan, plan->saved ? CurrentResourceOwner : NULL);
 		}
 	}
-	return SPI_execute_plan_extended(plan, opts);
+	ret = SPI_execute_plan_extended(plan, opts);
+	if (walk != NULL)
+		SPI_freeplan(walk);
+	return ret;
 }
 
 /*
  * run_execute_withheld
- *		execute_plan(plan, opts, prefetch); when w.on, an error it raises
- *		(planning included) is withheld (exwiw_withhold_error).
+ *		execute_plan(plan, opts, prefetch, sql); when w.on, an error it
+ *		raises (planning included) is withheld (exwiw_withhold_error).
  */
 int
 run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts, Withhold w,
-					 List *prefetch)
+					 List *prefetch, const char *sql)
 {
 	MemoryContext old = CurrentMemoryContext;
 	int			ret = 0;
 
 	if (!w.on)
-		return execute_plan(plan, opts, prefetch);
+		return execute_plan(plan, opts, prefetch, sql);
 	PG_TRY();
 	{
-		ret = execute_plan(plan, opts, prefetch);
+		ret = execute_plan(plan, opts, prefetch, sql);
 	}
 	PG_CATCH();
 	{
@@ -159,7 +213,8 @@ run_planned_set(SubsetRun *run, SubsetSet *set, SPIPlanPtr plan,
 		nest = exwiw_pin_search_path();
 	ret = run_execute_withheld(plan, &opts, w,
 							   prefetch && !run->inline_sets ?
-							   run_enr_list(run, set->deps) : NIL);
+							   run_enr_list(run, set->deps) : NIL,
+							   prefetch ? set->query : NULL);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not compute set %s: %s", set->name,
 			 SPI_result_code_string(ret));
@@ -471,7 +526,7 @@ run_query(const char *sql, Withhold w)
 		elog(ERROR, "could not prepare a query: %s", SPI_result_code_string(SPI_result));
 	memset(&opts, 0, sizeof(opts));
 	opts.read_only = true;
-	ret = run_execute_withheld(plan, &opts, w, NIL);
+	ret = run_execute_withheld(plan, &opts, w, NIL, NULL);
 	SPI_freeplan(plan);
 	return ret;
 }
