@@ -354,7 +354,13 @@ append_belongs_to(StringInfo buf, SubsetCatalogFk *fk, const char *parent_name)
 		appendStringInfoString(buf, ", \"type_value\": ");
 		append_json_string(buf, fk->type_value);
 	}
-	if (fk->inferred)
+	if (fk->proposed)
+	{
+		/* offered, not applied: a person accepts or rejects it */
+		appendStringInfoString(buf, ", \"proposed\": true, \"evidence\": ");
+		append_json_string(buf, fk->proposed);
+	}
+	else if (fk->inferred)
 	{
 		appendStringInfoString(buf, ", \"inferred\": true, \"comment\": ");
 		append_json_string(buf, psprintf("inferred: %s", fk->inferred));
@@ -861,7 +867,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 			append_unmapped_arm(buf, fk);
 		else
 		{
-			tied |= (fk->parent != t->relid);
+			tied |= (fk->parent != t->relid && fk->proposed == NULL);
 			for (j = 0; j < nall && all[j].relid != fk->parent; j++)
 				;
 			Assert(j < nall);
@@ -870,7 +876,8 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		for (j = 0; j < fk->n; j++)
 		{
 			keycols = lappend(keycols, fk->fk[j]);
-			fkcols = lappend(fkcols, fk->fk[j]);
+			if (fk->proposed == NULL)
+				fkcols = lappend(fkcols, fk->fk[j]);
 		}
 	}
 	appendStringInfoString(buf, "], \"columns\": [");
@@ -945,7 +952,8 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	{
 		SubsetCatalogFk *fk = lfirst(lc);
 
-		referenced |= (fk->parent == t->relid && fk->child != t->relid);
+		referenced |= (fk->parent == t->relid && fk->child != t->relid &&
+					   fk->proposed == NULL);
 	}
 	append_scope_decision(buf, rel, tied, fkcols, t->maybe_type, referenced);
 	if (generated)
@@ -963,10 +971,13 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 /*
  * subset_catalog_config
  *		The config of every table of schema nspid (and of the tables their
- *		foreign keys reference), as jsonb.
+ *		foreign keys reference), as jsonb.  With propose, the relations that
+ *		the data and the queries run show are offered too (belongs_tos with
+ *		"proposed": true, subset_evidence.c and subset_queries.c), and a
+ *		top-level "comment" says when pg_stat_statements could not be read.
  */
 Jsonb *
-subset_catalog_config(Oid nspid)
+subset_catalog_config(Oid nspid, bool propose)
 {
 	List	   *fks = subset_catalog_fks();
 	List	   *rels = schema_tables(nspid);
@@ -978,6 +989,7 @@ subset_catalog_config(Oid nspid)
 	bool		grew;
 	StringInfoData buf;
 	ListCell   *lc;
+	char	   *note = NULL;
 
 	curnsp = path ? linitial_oid(path) : InvalidOid;
 
@@ -1008,9 +1020,43 @@ subset_catalog_config(Oid nspid)
 	}
 	qsort(tables, n, sizeof(CatTable), cat_table_cmp);
 	fks = list_concat(fks, subset_infer_fks(tables, n, fks));
+	if (propose)
+	{
+		List	   *seen = subset_propose_from_queries(tables, n, fks, &note);
+
+		/* the data's evidence first; the queries' for what it left */
+		fks = list_concat(fks, subset_propose_from_data(tables, n, fks));
+		foreach(lc, seen)
+		{
+			SubsetCatalogFk *fk = lfirst(lc);
+			ListCell   *oc;
+
+			if (!subset_fk_covers(fks, fk->child, fk->fk[0]))
+			{
+				fks = lappend(fks, fk);
+				continue;
+			}
+			/* both say so: one proposal, both evidences */
+			foreach(oc, fks)
+			{
+				SubsetCatalogFk *d = lfirst(oc);
+
+				if (d->proposed && d->child == fk->child && d->parent == fk->parent &&
+					strcmp(d->fk[0], fk->fk[0]) == 0)
+					d->proposed = psprintf("%s; %s", d->proposed, fk->proposed);
+			}
+		}
+	}
 
 	initStringInfo(&buf);
-	appendStringInfoString(&buf, "{\"tables\": [");
+	appendStringInfoString(&buf, "{");
+	if (note != NULL)
+	{
+		appendStringInfoString(&buf, "\"comment\": ");
+		append_json_string(&buf, note);
+		appendStringInfoString(&buf, ", ");
+	}
+	appendStringInfoString(&buf, "\"tables\": [");
 	for (i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();

@@ -1,0 +1,409 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset_evidence.c
+ *	  Relations offered from the data: exwiw_config_from_catalog's
+ *	  inclusion tests, for the keys only the application's models know.
+ *
+ * A Rails model says "belongs_to :assignee, class_name: 'User'"; the
+ * database says nothing: no foreign key, and "assignee_id" names no table.
+ * The rows say it: every value of tickets.assignee_id is a key of users.
+ * This file runs that test and offers the relation as a proposal, a
+ * belongs_to written with "proposed": true and its evidence, which the
+ * export does not apply until a person accepts it (subset_config_edges.c).
+ *
+ * A column is tested when it may hold keys: an integer, uuid or text
+ * column (not the table's one-column primary key, not the id column of a
+ * polymorphic pair "<x>_type"/"<x>_id") whose name ends in "_id", "_by" or
+ * "_uuid", or that is the only key column of an index of its table, and
+ * that no foreign key, declared or inferred, covers.  The candidates are
+ * the tables of the config (the table itself too: a parent_category_id)
+ * whose primary key is one column of a type that can hold the column's
+ * values.
+ *
+ * The values: a bounded read of the column, TABLESAMPLE SYSTEM over about
+ * SAMPLE_PAGES pages (a small table is read whole), at most SAMPLE_ROWS
+ * non-NULL values, REPEATABLE so that the same data gives the same
+ * config.  Fewer than MIN_DISTINCT distinct values are no evidence.  Then
+ * for each candidate: does its key hold every distinct value?  One query,
+ * an index probe of the parent's primary key per value, that stops at the
+ * first value it lacks.  Of the candidates that hold every value, the one
+ * with the fewest rows is offered (serial keys: a larger table holds small
+ * values too); the evidence says how many values were checked, whether
+ * they were all the column's rows or a sample, and how many other tables
+ * also hold every value.
+ *
+ * Read as the caller, on the caller's snapshot, read-only: a column or a
+ * parent key the caller may not read is not tested, and row-level security
+ * applies (a parent whose policy hides rows does not hold every value).
+ * An error raised while the values are read could quote one: it is
+ * replaced by one that names the table and keeps the SQLSTATE.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset/subset.h"
+#include "common/compat.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#define SAMPLE_PAGES	64		/* pages TABLESAMPLE SYSTEM aims at */
+#define SAMPLE_ROWS		10000	/* non-NULL values read, at most */
+#define MIN_DISTINCT	3		/* distinct values that make evidence */
+#define COUNT_CAP		1000000 /* rows counted of a candidate, at most */
+
+/* A candidate parent: a table of the config with a one-column key. */
+typedef struct Candidate
+{
+	Oid			relid;
+	const char *name;			/* its config name */
+	char	   *key;			/* its primary key column */
+	Oid			keytype;
+	bool		readable;		/* the caller may read the key */
+} Candidate;
+
+/* What a column's values were. */
+typedef struct ColumnValues
+{
+	Datum		values;			/* text[] of the distinct values */
+	int64		rows;			/* non-NULL values read */
+	int			distinct;
+	bool		all_rows;		/* the whole column, not a sample */
+} ColumnValues;
+
+/*
+ * key_like_column
+ *		Might column att of rel hold the keys of another table: a type that
+ *		keys have, and a name that says so or a one-column index on it?
+ *		Not the table's own one-column primary key, nor a polymorphic id.
+ */
+static bool
+key_like_column(Relation rel, Form_pg_attribute att, const char *pk)
+{
+	const char *col = NameStr(att->attname);
+	size_t		len = strlen(col);
+	Oid			base = getBaseType(att->atttypid);
+	List	   *indexes;
+	ListCell   *lc;
+	bool		named;
+	bool		indexed = false;
+
+	if (att->attisdropped || att->attgenerated)
+		return false;
+	if (base != INT2OID && base != INT4OID && base != INT8OID && base != UUIDOID &&
+		base != TEXTOID && base != VARCHAROID)
+		return false;
+	if (pk != NULL && strcmp(pk, col) == 0)
+		return false;
+	if (len > 3 && strcmp(col + len - 3, "_id") == 0 &&
+		get_attnum(RelationGetRelid(rel), psprintf("%.*s_type", (int) (len - 3), col)) != InvalidAttrNumber)
+		return false;
+	named = (len > 3 && strcmp(col + len - 3, "_id") == 0) ||
+		(len > 3 && strcmp(col + len - 3, "_by") == 0) ||
+		(len > 5 && strcmp(col + len - 5, "_uuid") == 0);
+	if (named)
+		return true;
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
+
+		indexed |= (IndexRelationGetNumberOfKeyAttributes(ir) == 1 &&
+					ir->rd_index->indkey.values[0] == att->attnum);
+		index_close(ir, AccessShareLock);
+	}
+	list_free(indexes);
+	return indexed;
+}
+
+/*
+ * read_values
+ *		The distinct non-NULL values of column col of rel (as text), from a
+ *		bounded read (the header); false when the caller may not read it.
+ *		Runs under SPI, which the caller has connected.
+ */
+static bool
+read_values(Relation rel, const char *col, ColumnValues *cv)
+{
+	Oid			relid = RelationGetRelid(rel);
+	double		blocks = subset_values_blocks(rel);
+	double		pct;
+	char	   *q;
+	bool		isnull;
+	Datum		d;
+
+	memset(cv, 0, sizeof(*cv));
+	if (blocks < 0 ||
+		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		 pg_attribute_aclcheck(relid, get_attnum(relid, col), GetUserId(),
+							   ACL_SELECT) != ACLCHECK_OK))
+		return false;
+	pct = blocks <= SAMPLE_PAGES ? 100 : 100.0 * SAMPLE_PAGES / blocks;
+	q = psprintf("SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT s.v),"
+				 " pg_catalog.array_agg(DISTINCT CAST(s.v AS pg_catalog.text))"
+				 " FROM (SELECT %s AS v FROM %s%s TABLESAMPLE pg_catalog.system (%.9f) REPEATABLE (0)"
+				 " WHERE %s IS NOT NULL LIMIT %d) s",
+				 quote_identifier(col),
+				 rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ? "" : "ONLY ",
+				 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+											RelationGetRelationName(rel)),
+				 pct, quote_identifier(col), SAMPLE_ROWS + 1);
+	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the values of a column");
+	cv->rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	cv->distinct = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull);
+	cv->all_rows = pct >= 100 && cv->rows <= SAMPLE_ROWS;
+	if (cv->rows > SAMPLE_ROWS)
+		cv->rows = SAMPLE_ROWS;
+	if (isnull)
+		return true;
+	cv->values = SPI_datumTransfer(d, false, -1);
+	return true;
+}
+
+/*
+ * holds_all
+ *		Is every value of cv a key of candidate c?  An index probe per
+ *		value, stopping at the first one c lacks.  Under SPI.
+ */
+static bool
+holds_all(Candidate *c, ColumnValues *cv)
+{
+	Oid			argtypes[1] = {TEXTARRAYOID};
+	Datum		args[1];
+	bool		isnull;
+	char	   *q;
+
+	args[0] = cv->values;
+	q = psprintf("SELECT NOT EXISTS (SELECT FROM pg_catalog.unnest($1) AS v(k)"
+				 " WHERE NOT EXISTS (SELECT FROM ONLY %s p WHERE p.%s = CAST(v.k AS %s)))",
+				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+											get_rel_name(c->relid)),
+				 quote_identifier(c->key), format_type_be_qualified(c->keytype));
+	if (SPI_execute_with_args(q, 1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not test the values of a column against a key");
+	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * key_count
+ *		How many rows candidate c has: the planner's figure when the table
+ *		was analyzed, else a count of at most COUNT_CAP rows.  Under SPI.
+ */
+static double
+key_count(Candidate *c)
+{
+	Relation	rel = relation_open(c->relid, AccessShareLock);
+	float4		reltuples = rel->rd_rel->reltuples;
+	bool		isnull;
+	char	   *q;
+
+	relation_close(rel, AccessShareLock);
+	if (reltuples >= 0)
+		return reltuples;
+	q = psprintf("SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY %s LIMIT %d) s",
+				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+											get_rel_name(c->relid)),
+				 COUNT_CAP);
+	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not count the rows of a table");
+	return (double) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * candidates
+ *		The tables of the config whose primary key is one column, with it.
+ */
+static Candidate *
+candidates(SubsetCatTable *tables, int n, int *nc)
+{
+	Candidate  *out = palloc0(sizeof(Candidate) * Max(n, 1));
+	int			i;
+
+	*nc = 0;
+	for (i = 0; i < n; i++)
+	{
+		Oid			keytype;
+		char	   *key = subset_single_key(tables[i].relid, &keytype);
+		Oid			relid = tables[i].relid;
+
+		if (key == NULL)
+			continue;
+		out[*nc].relid = relid;
+		out[*nc].name = tables[i].name;
+		out[*nc].key = key;
+		out[*nc].keytype = keytype;
+		out[*nc].readable =
+			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+			pg_attribute_aclcheck(relid, get_attnum(relid, key), GetUserId(),
+								  ACL_SELECT) == ACLCHECK_OK;
+		(*nc)++;
+	}
+	return out;
+}
+
+/*
+ * propose_column
+ *		The proposal for column col (of type typid) of rel, or NULL: the
+ *		candidate with the fewest rows among those that hold every value,
+ *		allocated in cxt (not SPI's).
+ */
+static SubsetCatalogFk *
+propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int nc,
+			   MemoryContext cxt)
+{
+	ColumnValues cv;
+	MemoryContext old = CurrentMemoryContext;
+	Candidate  *best = NULL;
+	double		best_rows = 0;
+	int			others = 0;
+	int			i;
+	StringInfoData ev;
+
+	if (!read_values(rel, col, &cv) || cv.distinct < MIN_DISTINCT)
+		return NULL;
+	for (i = 0; i < nc; i++)
+	{
+		Candidate  *c = &cands[i];
+		double		rows;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)) ||
+			!holds_all(c, &cv))
+			continue;
+		rows = key_count(c);
+		if (best != NULL)
+			others++;
+		if (best == NULL || rows < best_rows)
+		{
+			best = c;
+			best_rows = rows;
+		}
+	}
+	if (best == NULL)
+		return NULL;
+	MemoryContextSwitchTo(cxt);
+	initStringInfo(&ev);
+	if (cv.all_rows)
+		appendStringInfo(&ev, "all " INT64_FORMAT " non-null values of %s.%s (%d distinct; every row read) are keys of %s.%s",
+						 cv.rows, RelationGetRelationName(rel), col, cv.distinct,
+						 best->name, best->key);
+	else
+		appendStringInfo(&ev, INT64_FORMAT " sampled non-null values of %s.%s (%d distinct; a sample of the rows, not every row) are keys of %s.%s",
+						 cv.rows, RelationGetRelationName(rel), col, cv.distinct,
+						 best->name, best->key);
+	if (others > 0)
+		appendStringInfo(&ev, "; %d other table%s with more rows hold%s every value too",
+						 others, others == 1 ? "" : "s", others == 1 ? "s" : "");
+	{
+		SubsetCatalogFk *fk = subset_infer_new_fk(RelationGetRelid(rel), best->relid, col,
+												  best->key, "the data");
+
+		fk->proposed = ev.data;
+		MemoryContextSwitchTo(old);
+		return fk;
+	}
+}
+
+/*
+ * propose_table
+ *		The proposals for the key-like columns of rel that fks do not cover.
+ *		Under SPI; the list in cxt.  An error that could quote a value is
+ *		withheld.
+ */
+static List *
+propose_table(Relation rel, List *fks, Candidate *cands, int nc, MemoryContext cxt)
+{
+	MemoryContext outer = CurrentMemoryContext;
+	TupleDesc	desc = RelationGetDescr(rel);
+	Oid			pktype;
+	char	   *pk = subset_single_key(RelationGetRelid(rel), &pktype);
+	List	   *volatile out = NIL;
+
+	PG_TRY();
+	{
+		int			a;
+
+		for (a = 0; a < desc->natts; a++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, a);
+			SubsetCatalogFk *fk;
+
+			CHECK_FOR_INTERRUPTS();
+			if (!key_like_column(rel, att, pk) ||
+				subset_fk_covers(fks, RelationGetRelid(rel), NameStr(att->attname)))
+				continue;
+			fk = propose_column(rel, NameStr(att->attname), att->atttypid, cands, nc, cxt);
+			if (fk != NULL)
+			{
+				MemoryContext old = MemoryContextSwitchTo(cxt);
+
+				out = lappend(out, fk);
+				MemoryContextSwitchTo(old);
+			}
+		}
+	}
+	PG_CATCH();
+	{
+		int			code = exwiw_withheld_sqlstate(outer);
+
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg("could not test the key columns of table \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("exwiw_config_from_catalog tests whether the values of columns that look like keys are keys of another table; the message of the error (SQLSTATE %s) is withheld because it could show a value.",
+						   unpack_sql_state(code)),
+				 errhint("Read the table as the same role to see the message.")));
+	}
+	PG_END_TRY();
+	return out;
+}
+
+/*
+ * subset_propose_from_data
+ *		The relations the data supports for tables (n of them) that the
+ *		foreign keys fks (declared and inferred) do not cover: a List of
+ *		SubsetCatalogFk with "proposed" set to the evidence.
+ */
+List *
+subset_propose_from_data(SubsetCatTable *tables, int n, List *fks)
+{
+	int			nc;
+	Candidate  *cands = candidates(tables, n, &nc);
+	List	   *out = NIL;
+	MemoryContext cxt = CurrentMemoryContext;
+	int			nest = exwiw_pin_search_path();
+	int			serial = exwiw_pin_serial();
+	int			i;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	for (i = 0; i < n; i++)
+	{
+		Relation	rel = relation_open(tables[i].relid, AccessShareLock);
+
+		if (rel->rd_rel->relkind == RELKIND_RELATION ||
+			rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		{
+			List	   *more = propose_table(rel, fks, cands, nc, cxt);
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			out = list_concat(out, more);
+			MemoryContextSwitchTo(old);
+		}
+		relation_close(rel, AccessShareLock);
+	}
+	SPI_finish();
+	exwiw_restore_settings(serial);
+	exwiw_restore_settings(nest);
+	return out;
+}
