@@ -422,6 +422,7 @@ extern Jsonb *subset_catalog_config(Oid nspid, bool propose);
 /* subset_infer.c */
 extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
 extern bool subset_looks_like_key(const char *col);
+extern char *subset_plural(const char *s);
 extern SubsetCatalogFk *subset_infer_new_fk(Oid child, Oid parent, const char *col,
 											const char *ref, const char *why);
 extern char *subset_single_key(Oid relid, Oid *typid);

@@ -1023,29 +1023,31 @@ subset_catalog_config(Oid nspid, bool propose)
 	if (propose)
 	{
 		List	   *seen = subset_propose_from_queries(tables, n, fks, &note);
+		List	   *data = subset_propose_from_data(tables, n, fks);
 
-		/* the data's evidence first; the queries' for what it left */
-		fks = list_concat(fks, subset_propose_from_data(tables, n, fks));
-		foreach(lc, seen)
+		/* the joins the application runs first; the data's for the rest */
+		foreach(lc, data)
 		{
-			SubsetCatalogFk *fk = lfirst(lc);
+			SubsetCatalogFk *d = lfirst(lc);
+			SubsetCatalogFk *q = NULL;
 			ListCell   *oc;
 
-			if (!subset_fk_covers(fks, fk->child, fk->fk[0]))
+			foreach(oc, seen)
 			{
-				fks = lappend(fks, fk);
-				continue;
-			}
-			/* both say so: one proposal, both evidences */
-			foreach(oc, fks)
-			{
-				SubsetCatalogFk *d = lfirst(oc);
+				SubsetCatalogFk *o = lfirst(oc);
 
-				if (d->proposed && d->child == fk->child && d->parent == fk->parent &&
-					strcmp(d->fk[0], fk->fk[0]) == 0)
-					d->proposed = psprintf("%s; %s", d->proposed, fk->proposed);
+				if (o->child == d->child && strcmp(o->fk[0], d->fk[0]) == 0)
+					q = o;
 			}
+			if (q == NULL)
+				seen = lappend(seen, d);
+			else if (q->parent == d->parent)
+				q->proposed = psprintf("%s; %s", d->proposed, q->proposed);
+			else
+				q->proposed = psprintf("%s; the data alone would point elsewhere: %s",
+									   q->proposed, d->proposed);
 		}
+		fks = list_concat(fks, seen);
 	}
 
 	initStringInfo(&buf);

@@ -54,6 +54,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include <math.h>
+
 #define SAMPLE_PAGES	64		/* pages TABLESAMPLE SYSTEM aims at */
 #define SAMPLE_ROWS		10000	/* non-NULL values read, at most */
 #define MIN_DISTINCT	3		/* distinct values that make evidence */
@@ -67,6 +69,7 @@ typedef struct Candidate
 	char	   *key;			/* its primary key column */
 	Oid			keytype;
 	bool		readable;		/* the caller may read the key */
+	int			refs;			/* tables whose keys reference it */
 } Candidate;
 
 /* What a column's values were. */
@@ -220,11 +223,93 @@ key_count(Candidate *c)
 }
 
 /*
+ * reference_count
+ *		How many tables other than relid have a key in fks that references
+ *		relid.
+ */
+static int
+reference_count(List *fks, Oid relid)
+{
+	List	   *children = NIL;
+	ListCell   *lc;
+	int			n;
+
+	foreach(lc, fks)
+	{
+		SubsetCatalogFk *fk = lfirst(lc);
+
+		if (fk->parent == relid && fk->child != relid)
+			children = list_append_unique_oid(children, fk->child);
+	}
+	n = list_length(children);
+	list_free(children);
+	return n;
+}
+
+/*
+ * names_table
+ *		Does column col name candidate c by Rails' naming of one of its
+ *		words or runs of words ("related_ticket_id": tickets,
+ *		"parent_category_id": categories), the table's name or its last
+ *		words ("priority_id": ticket_priorities)?
+ */
+static bool
+names_table(const char *col, Candidate *c)
+{
+	const char *rel = get_rel_name(c->relid);
+	char	   *stem = pstrdup(col);
+	char	   *end = strrchr(stem, '_');
+	char	   *start;
+
+	if (end != NULL)
+		*end = '\0';			/* "_id", "_by", "_uuid" off */
+	for (start = stem; start != NULL; start = strchr(start, '_') ? strchr(start, '_') + 1 : NULL)
+	{
+		char	   *run = pstrdup(start);
+		char	   *cut;
+
+		for (;;)
+		{
+			char	   *pl = subset_plural(run);
+			size_t		lr = strlen(rel),
+						lp = strlen(pl);
+
+			/* the table, or a namespaced model's (ticket_priorities) */
+			if (strcmp(pl, rel) == 0 ||
+				(lr > lp && rel[lr - lp - 1] == '_' && strcmp(rel + lr - lp, pl) == 0))
+				return true;
+			if ((cut = strrchr(run, '_')) == NULL)
+				break;
+			*cut = '\0';
+		}
+	}
+	return false;
+}
+
+/*
+ * fit
+ *		How well candidate c (rows rows) explains a column with distinct
+ *		distinct values, every one a key of c, as a log-odds: the
+ *		likelihood of drawing those values from c's keys, (1/rows) to the
+ *		power of distinct (serial keys: a larger table holds small values
+ *		too, so the fewest keys that hold every value fit best), times a
+ *		prior, one plus the tables that reference c (a table many keys
+ *		reference is a parent by nature).
+ */
+static double
+fit(Candidate *c, double rows, int distinct)
+{
+	return log(1 + c->refs) - distinct * log(Max(rows, 1));
+}
+
+/*
  * candidates
- *		The tables of the config whose primary key is one column, with it.
+ *		The tables of the config whose primary key is one column, with it,
+ *		and how many other tables the keys fks (declared and inferred)
+ *		make their children.
  */
 static Candidate *
-candidates(SubsetCatTable *tables, int n, int *nc)
+candidates(SubsetCatTable *tables, int n, List *fks, int *nc)
 {
 	Candidate  *out = palloc0(sizeof(Candidate) * Max(n, 1));
 	int			i;
@@ -242,6 +327,7 @@ candidates(SubsetCatTable *tables, int n, int *nc)
 		out[*nc].name = tables[i].name;
 		out[*nc].key = key;
 		out[*nc].keytype = keytype;
+		out[*nc].refs = reference_count(fks, relid);
 		out[*nc].readable =
 			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
 			pg_attribute_aclcheck(relid, get_attnum(relid, key), GetUserId(),
@@ -264,6 +350,8 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 	ColumnValues cv;
 	MemoryContext old = CurrentMemoryContext;
 	Candidate  *best = NULL;
+	bool		best_named = false;
+	double		best_fit = 0;
 	double		best_rows = 0;
 	int			others = 0;
 	int			i;
@@ -275,17 +363,25 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 	{
 		Candidate  *c = &cands[i];
 		double		rows;
+		double		f;
+		bool		named;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)) ||
 			!holds_all(c, &cv))
 			continue;
 		rows = key_count(c);
+		f = fit(c, rows, cv.distinct);
+		named = names_table(col, c);
 		if (best != NULL)
 			others++;
-		if (best == NULL || rows < best_rows)
+		/* a table the column names first, then the best fit */
+		if (best == NULL || (named && !best_named) ||
+			(named == best_named && f > best_fit))
 		{
 			best = c;
+			best_named = named;
+			best_fit = f;
 			best_rows = rows;
 		}
 	}
@@ -301,9 +397,10 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 		appendStringInfo(&ev, INT64_FORMAT " sampled non-null values of %s.%s (%d distinct; a sample of the rows, not every row) are keys of %s.%s",
 						 cv.rows, RelationGetRelationName(rel), col, cv.distinct,
 						 best->name, best->key);
-	if (others > 0)
-		appendStringInfo(&ev, "; %d other table%s with more rows hold%s every value too",
-						 others, others == 1 ? "" : "s", others == 1 ? "s" : "");
+	appendStringInfo(&ev, "; of the %d table%s that hold every value, it fits best (%.0f rows, referenced by %d table%s%s)",
+					 others + 1, others ? "s" : "", best_rows, best->refs,
+					 best->refs == 1 ? "" : "s",
+					 best_named ? ", named by the column" : "");
 	{
 		SubsetCatalogFk *fk = subset_infer_new_fk(RelationGetRelid(rel), best->relid, col,
 												  best->key, "the data");
@@ -378,7 +475,7 @@ List *
 subset_propose_from_data(SubsetCatTable *tables, int n, List *fks)
 {
 	int			nc;
-	Candidate  *cands = candidates(tables, n, &nc);
+	Candidate  *cands = candidates(tables, n, fks, &nc);
 	List	   *out = NIL;
 	MemoryContext cxt = CurrentMemoryContext;
 	int			nest = exwiw_pin_search_path();

@@ -52,12 +52,12 @@
 #include "utils/rel.h"
 
 /*
- * plural
+ * subset_plural
  *		The English plural of a Rails model's singular table-name stem, as
  *		ActiveSupport's inflector forms it for the common cases.
  */
-static char *
-plural(const char *s)
+char *
+subset_plural(const char *s)
 {
 	static const char *const irregular[][2] = {
 		{"person", "people"}, {"child", "children"}, {"man", "men"},
@@ -321,18 +321,18 @@ class_table(SubsetCatTable *tables, int n, const char *cls, int near)
 	char	   *u = underscore(cls);
 	int			i;
 
-	if ((i = find_table(tables, n, plural(u), near)) >= 0)
+	if ((i = find_table(tables, n, subset_plural(u), near)) >= 0)
 		return i;
 	if (strstr(cls, "::") != NULL)
 	{
 		const char *tail = strrchr(cls, ':') + 1;
 		char	   *head = pnstrdup(cls, strstr(cls, "::") - cls);
 
-		if ((i = find_table(tables, n, plural(underscore(tail)), near)) >= 0)
+		if ((i = find_table(tables, n, subset_plural(underscore(tail)), near)) >= 0)
 			return i;
 		head = underscore(head);
 		if ((i = find_table(tables, n, head, near)) >= 0 ||
-			(i = find_table(tables, n, plural(head), near)) >= 0)
+			(i = find_table(tables, n, subset_plural(head), near)) >= 0)
 			return i;
 	}
 	return -1;
@@ -432,7 +432,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			}
 			continue;
 		}
-		pi = find_table(tables, n, plural(stem), ti);
+		pi = find_table(tables, n, subset_plural(stem), ti);
 		if (pi >= 0 && tables[pi].relid != relid)
 		{
 			Oid			rt;
