@@ -190,8 +190,8 @@ typedef struct SubsetTable
 	bool		needs_scope_decision;	/* safe mode: undecided */
 	List	   *undecided_arms; /* polymorphic arms that wait for a table
 								 * (needs_table_decision): "col = 'Type'" */
-	List	   *proposals;		/* belongs_tos offered ("proposed": true),
-								 * not applied: "col -> table" */
+	List	   *proposals;		/* belongs_tos offered ("proposed": true), not
+								 * applied: "col -> table" */
 	bool		no_cascade;		/* the planner found its cascade in a cycle */
 	bool		no_claims;		/* ... or its delegated rows in one */
 	int			ncols;

@@ -26,11 +26,13 @@
  * config.  Fewer than MIN_DISTINCT distinct values are no evidence.  Then
  * for each candidate: does its key hold every distinct value?  One query,
  * an index probe of the parent's primary key per value, that stops at the
- * first value it lacks.  Of the candidates that hold every value, the one
- * with the fewest rows is offered (serial keys: a larger table holds small
- * values too); the evidence says how many values were checked, whether
- * they were all the column's rows or a sample, and how many other tables
- * also hold every value.
+ * first value it lacks.  Of the candidates that hold every value, one that
+ * the column names ("related_ticket_id": tickets) comes first; else the
+ * best fit (fit()): the fewest keys that hold every value (serial keys: a
+ * larger table holds small values too), weighed by how many tables
+ * reference the candidate.  The evidence says how many values were
+ * checked, whether they were all the column's rows or a sample, and how
+ * many tables hold every value.
  *
  * Read as the caller, on the caller's snapshot, read-only: a column or a
  * parent key the caller may not read is not tested, and row-level security
@@ -127,6 +129,17 @@ key_like_column(Relation rel, Form_pg_attribute att, const char *pk)
 }
 
 /*
+ * only
+ *		"ONLY " for a table read without its inheritance children; nothing
+ *		for a partitioned table, whose rows are its partitions'.
+ */
+static const char *
+only(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ? "" : "ONLY ";
+}
+
+/*
  * read_values
  *		The distinct non-NULL values of column col of rel (as text), from a
  *		bounded read (the header); false when the caller may not read it.
@@ -154,7 +167,7 @@ read_values(Relation rel, const char *col, ColumnValues *cv)
 				 " FROM (SELECT %s AS v FROM %s%s TABLESAMPLE pg_catalog.system (%.9f) REPEATABLE (0)"
 				 " WHERE %s IS NOT NULL LIMIT %d) s",
 				 quote_identifier(col),
-				 rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ? "" : "ONLY ",
+				 only(RelationGetRelid(rel)),
 				 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 											RelationGetRelationName(rel)),
 				 pct, quote_identifier(col), SAMPLE_ROWS + 1);
@@ -187,9 +200,9 @@ holds_all(Candidate *c, ColumnValues *cv)
 
 	args[0] = cv->values;
 	q = psprintf("SELECT NOT EXISTS (SELECT FROM pg_catalog.unnest($1) AS v(k)"
-				 " WHERE NOT EXISTS (SELECT FROM ONLY %s p WHERE p.%s = CAST(v.k AS %s)))",
-				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
-											get_rel_name(c->relid)),
+				 " WHERE NOT EXISTS (SELECT FROM %s%s p WHERE p.%s = CAST(v.k AS %s)))",
+				 only(c->relid), quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+															get_rel_name(c->relid)),
 				 quote_identifier(c->key), format_type_be_qualified(c->keytype));
 	if (SPI_execute_with_args(q, 1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -213,9 +226,9 @@ key_count(Candidate *c)
 	relation_close(rel, AccessShareLock);
 	if (reltuples >= 0)
 		return reltuples;
-	q = psprintf("SELECT pg_catalog.count(*) FROM (SELECT FROM ONLY %s LIMIT %d) s",
-				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
-											get_rel_name(c->relid)),
+	q = psprintf("SELECT pg_catalog.count(*) FROM (SELECT FROM %s%s LIMIT %d) s",
+				 only(c->relid), quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+															get_rel_name(c->relid)),
 				 COUNT_CAP);
 	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not count the rows of a table");

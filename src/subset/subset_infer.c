@@ -256,7 +256,7 @@ declared_meaning(List *fks, Oid relid, const char *col)
  */
 SubsetCatalogFk *
 subset_infer_new_fk(Oid child, Oid parent, const char *col, const char *ref,
-	   const char *why)
+					const char *why)
 {
 	SubsetCatalogFk *fk = palloc0(sizeof(SubsetCatalogFk));
 
@@ -355,7 +355,7 @@ unmapped_arm(SubsetCatTable *tables, int n, int ti, const char *col,
 			 const char *cls, int pi)
 {
 	SubsetCatalogFk *fk = subset_infer_new_fk(tables[ti].relid, InvalidOid, col, NULL,
-								 "a polymorphic pair of columns (Rails), arms from the values of the type column");
+											  "a polymorphic pair of columns (Rails), arms from the values of the type column");
 	int			cand = -1;
 
 	if (pi >= 0)
@@ -423,7 +423,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 				if (pi >= 0 && (ref = subset_single_key(tables[pi].relid, &rt)) != NULL &&
 					subset_same_key_type(att->atttypid, rt))
 					fk = subset_infer_new_fk(relid, tables[pi].relid, col, ref,
-								"a polymorphic pair of columns (Rails), arms from the values of the type column");
+											 "a polymorphic pair of columns (Rails), arms from the values of the type column");
 				else
 					fk = unmapped_arm(tables, n, ti, col, v, pi);
 				fk->type_col = type_col;
@@ -441,7 +441,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			if (ref != NULL && subset_same_key_type(att->atttypid, rt))
 			{
 				out = lappend(out, subset_infer_new_fk(relid, tables[pi].relid, col, ref,
-										  "a column named as Rails names a key of that table"));
+													   "a column named as Rails names a key of that table"));
 				continue;
 			}
 		}
@@ -452,7 +452,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			if (like != NULL && like->parent != relid &&
 				subset_same_key_type(att->atttypid, get_atttype(like->child, get_attnum(like->child, col))))
 				out = lappend(out, subset_infer_new_fk(relid, like->parent, col, like->ref[0],
-										  psprintf("other tables' foreign keys named \"%s\" all reference that table", col)));
+													   psprintf("other tables' foreign keys named \"%s\" all reference that table", col)));
 		}
 	}
 	relation_close(rel, AccessShareLock);

@@ -256,7 +256,7 @@ joins_of(List *seen, const char *text, int64 calls, int q,
 
 	foreach(lc, raw)
 		if (!walk_statement(((RawStmt *) lfirst(lc))->stmt, &w))
-			return seen;
+		return seen;
 	for (i = 0; i + 1 < list_length(w.pairs); i += 2)
 	{
 		ColumnRef  *side[2] = {list_nth(w.pairs, i), list_nth(w.pairs, i + 1)};
