@@ -72,6 +72,7 @@ typedef struct Candidate
 	Oid			keytype;
 	bool		readable;		/* the caller may read the key */
 	int			refs;			/* tables whose keys reference it */
+	SPIPlanPtr	probe;			/* holds_all's plan, once prepared */
 } Candidate;
 
 /* What a column's values were. */
@@ -188,26 +189,50 @@ read_values(Relation rel, const char *col, ColumnValues *cv)
 /*
  * holds_all
  *		Is every value of cv a key of candidate c?  An index probe per
- *		value, stopping at the first one c lacks.  Under SPI.
+ *		value, stopping at the first one c lacks; the plan prepared once per
+ *		candidate.  Under SPI.
  */
 static bool
 holds_all(Candidate *c, ColumnValues *cv)
 {
-	Oid			argtypes[1] = {TEXTARRAYOID};
 	Datum		args[1];
 	bool		isnull;
-	char	   *q;
 
+	if (c->probe == NULL)
+	{
+		Oid			argtypes[1] = {TEXTARRAYOID};
+		char	   *q;
+
+		q = psprintf("SELECT NOT EXISTS (SELECT FROM pg_catalog.unnest($1) AS v(k)"
+					 " WHERE NOT EXISTS (SELECT FROM %s%s p WHERE p.%s = CAST(v.k AS %s)))",
+					 only(c->relid), quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+																get_rel_name(c->relid)),
+					 quote_identifier(c->key), format_type_be_qualified(c->keytype));
+		/* in SPI's context: kept until SPI_finish, one plan per candidate */
+		c->probe = SPI_prepare(q, 1, argtypes);
+		if (c->probe == NULL)
+			elog(ERROR, "could not prepare the test of a key: %s",
+				 SPI_result_code_string(SPI_result));
+	}
 	args[0] = cv->values;
-	q = psprintf("SELECT NOT EXISTS (SELECT FROM pg_catalog.unnest($1) AS v(k)"
-				 " WHERE NOT EXISTS (SELECT FROM %s%s p WHERE p.%s = CAST(v.k AS %s)))",
-				 only(c->relid), quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
-															get_rel_name(c->relid)),
-				 quote_identifier(c->key), format_type_be_qualified(c->keytype));
-	if (SPI_execute_with_args(q, 1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
+	if (SPI_execute_plan(c->probe, args, NULL, true, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not test the values of a column against a key");
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * rel_reltuples
+ *		The planner's row count of relid; -1 when it was never analyzed.
+ */
+static float4
+rel_reltuples(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	float4		reltuples = rel->rd_rel->reltuples;
+
+	relation_close(rel, AccessShareLock);
+	return reltuples;
 }
 
 /*
@@ -218,12 +243,10 @@ holds_all(Candidate *c, ColumnValues *cv)
 static double
 key_count(Candidate *c)
 {
-	Relation	rel = relation_open(c->relid, AccessShareLock);
-	float4		reltuples = rel->rd_rel->reltuples;
+	float4		reltuples = rel_reltuples(c->relid);
 	bool		isnull;
 	char	   *q;
 
-	relation_close(rel, AccessShareLock);
 	if (reltuples >= 0)
 		return reltuples;
 	q = psprintf("SELECT pg_catalog.count(*) FROM (SELECT FROM %s%s LIMIT %d) s",
@@ -381,6 +404,8 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 
 		CHECK_FOR_INTERRUPTS();
 		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)) ||
+			(get_rel_relkind(c->relid) == RELKIND_RELATION && rel_reltuples(c->relid) >= 0 &&
+			 rel_reltuples(c->relid) < cv.distinct) ||
 			!holds_all(c, &cv))
 			continue;
 		rows = key_count(c);

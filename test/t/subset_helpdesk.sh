@@ -28,6 +28,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/lib.sh"
 source "$root/test/subset/lib.sh"
+source "$root/test/cli/lib.sh"
 if [ -z "${EXWIW_BIN:-}" ]; then
 	echo "skip: subset_helpdesk: run it from test/run (EXWIW_BIN is not set)"
 	exit 77
@@ -41,11 +42,6 @@ port=$((${PGPORT:-$(exwiw_port)} + 8))
 work=$(mktemp -d /tmp/subset-helpdesk.XXXXXX)
 chmod 755 "$work"
 fail=0
-ok() { echo "ok: $*"; }
-not_ok() {
-	echo "not ok: $*"
-	fail=1
-}
 
 exwiw_initdb "$work/cluster" "$port"
 echo "shared_preload_libraries = 'pg_stat_statements'" >>"$work/cluster/data/postgresql.conf"
