@@ -82,7 +82,21 @@ typedef struct ColumnValues
 	int64		rows;			/* non-NULL values read */
 	int			distinct;
 	bool		all_rows;		/* the whole column, not a sample */
+	bool		integer;		/* an integer column: vmax is its largest */
+	double		vmax;
 } ColumnValues;
+
+/*
+ * is_integer
+ *		Is typid (a domain seen through) an integer type?
+ */
+static bool
+is_integer(Oid typid)
+{
+	Oid			base = getBaseType(typid);
+
+	return base == INT2OID || base == INT4OID || base == INT8OID;
+}
 
 /*
  * key_like_column
@@ -116,6 +130,9 @@ key_like_column(Relation rel, Form_pg_attribute att, const char *pk)
 		(len > 5 && strcmp(col + len - 5, "_uuid") == 0);
 	if (named)
 		return true;
+	/* indexed: a number or a uuid (an indexed text is a name, a slug) */
+	if (base == TEXTOID || base == VARCHAROID)
+		return false;
 	indexes = RelationGetIndexList(rel);
 	foreach(lc, indexes)
 	{
@@ -142,12 +159,13 @@ only(Oid relid)
 
 /*
  * read_values
- *		The distinct non-NULL values of column col of rel (as text), from a
- *		bounded read (the header); false when the caller may not read it.
+ *		The distinct non-NULL values of column col (of type typid) of rel
+ *		(as text, and the largest of an integer column), from a bounded
+ *		read (the header); false when the caller may not read it.
  *		Runs under SPI, which the caller has connected.
  */
 static bool
-read_values(Relation rel, const char *col, ColumnValues *cv)
+read_values(Relation rel, const char *col, Oid typid, ColumnValues *cv)
 {
 	Oid			relid = RelationGetRelid(rel);
 	double		blocks = subset_values_blocks(rel);
@@ -163,10 +181,12 @@ read_values(Relation rel, const char *col, ColumnValues *cv)
 							   ACL_SELECT) != ACLCHECK_OK))
 		return false;
 	pct = blocks <= SAMPLE_PAGES ? 100 : 100.0 * SAMPLE_PAGES / blocks;
+	cv->integer = is_integer(typid);
 	q = psprintf("SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT s.v),"
-				 " pg_catalog.array_agg(DISTINCT CAST(s.v AS pg_catalog.text))"
+				 " pg_catalog.array_agg(DISTINCT CAST(s.v AS pg_catalog.text)), %s"
 				 " FROM (SELECT %s AS v FROM %s%s TABLESAMPLE pg_catalog.system (%.9f) REPEATABLE (0)"
 				 " WHERE %s IS NOT NULL LIMIT %d) s",
+				 cv->integer ? "CAST(pg_catalog.max(s.v) AS pg_catalog.float8)" : "NULL",
 				 quote_identifier(col),
 				 only(RelationGetRelid(rel)),
 				 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
@@ -176,6 +196,12 @@ read_values(Relation rel, const char *col, ColumnValues *cv)
 		elog(ERROR, "could not read the values of a column");
 	cv->rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	cv->distinct = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	if (cv->integer)
+	{
+		Datum		m = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull);
+
+		cv->vmax = isnull ? 0 : DatumGetFloat8(m);
+	}
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull);
 	cv->all_rows = pct >= 100 && cv->rows <= SAMPLE_ROWS;
 	if (cv->rows > SAMPLE_ROWS)
@@ -219,6 +245,40 @@ holds_all(Candidate *c, ColumnValues *cv)
 		SPI_processed != 1)
 		elog(ERROR, "could not test the values of a column against a key");
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * spread_out
+ *		Do the values of an integer column cv reach far enough into the
+ *		keys of candidate c to be references to them?  Drawn from its keys,
+ *		distinct values would all lie at or below the largest one with the
+ *		chance f^distinct, f the share of c's key range up to it; below
+ *		one in a thousand, the values are small numbers (positions, counts,
+ *		tiles), not references: serial keys hold every small number.  The
+ *		key's ends by the index of c's primary key.  Under SPI.
+ */
+static bool
+spread_out(Candidate *c, ColumnValues *cv)
+{
+	bool		isnull1,
+				isnull2;
+	double		kmin,
+				kmax;
+	char	   *q;
+
+	if (!cv->integer || !is_integer(c->keytype))
+		return true;
+	q = psprintf("SELECT CAST(pg_catalog.min(p.%s) AS pg_catalog.float8), CAST(pg_catalog.max(p.%s) AS pg_catalog.float8) FROM %s%s p",
+				 quote_identifier(c->key), quote_identifier(c->key), only(c->relid),
+				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+											get_rel_name(c->relid)));
+	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the ends of a key");
+	kmin = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull1));
+	kmax = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull2));
+	if (isnull1 || isnull2 || kmax <= kmin)
+		return true;
+	return pow((cv->vmax - kmin + 1) / (kmax - kmin + 1), cv->distinct) >= 0.001;
 }
 
 /*
@@ -393,7 +453,7 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 	int			i;
 	StringInfoData ev;
 
-	if (!read_values(rel, col, &cv) || cv.distinct < MIN_DISTINCT)
+	if (!read_values(rel, col, typid, &cv) || cv.distinct < MIN_DISTINCT)
 		return NULL;
 	for (i = 0; i < nc; i++)
 	{
@@ -406,7 +466,7 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)) ||
 			(get_rel_relkind(c->relid) == RELKIND_RELATION && rel_reltuples(c->relid) >= 0 &&
 			 rel_reltuples(c->relid) < cv.distinct) ||
-			!holds_all(c, &cv))
+			!holds_all(c, &cv) || !spread_out(c, &cv))
 			continue;
 		rows = key_count(c);
 		f = fit(c, rows, cv.distinct);
