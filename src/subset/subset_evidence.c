@@ -14,11 +14,11 @@
  * A column is tested when it may hold keys: an integer, uuid or text
  * column (not the table's one-column primary key, not the id column of a
  * polymorphic pair "<x>_type"/"<x>_id") whose name ends in "_id", "_by" or
- * "_uuid", or that is the only key column of an index of its table, and
- * that no foreign key, declared or inferred, covers.  The candidates are
- * the tables of the config (the table itself too: a parent_category_id)
- * whose primary key is one column of a type that can hold the column's
- * values.
+ * "_uuid", or an integer or uuid column that is the only key column of an
+ * index of its table, and that no foreign key, declared or inferred,
+ * covers.  The candidates are the tables of the config (the table itself
+ * too: a parent_category_id) whose primary key is one column of a type
+ * that can hold the column's values.
  *
  * The values: a bounded read of the column, TABLESAMPLE SYSTEM over about
  * SAMPLE_PAGES pages (a small table is read whole), at most SAMPLE_ROWS
@@ -26,11 +26,12 @@
  * config.  Fewer than MIN_DISTINCT distinct values are no evidence.  Then
  * for each candidate: does its key hold every distinct value?  One query,
  * an index probe of the parent's primary key per value, that stops at the
- * first value it lacks.  Of the candidates that hold every value, one that
- * the column names ("related_ticket_id": tickets) comes first; else the
- * best fit (fit()): the fewest keys that hold every value (serial keys: a
- * larger table holds small values too), weighed by how many tables
- * reference the candidate.  The evidence says how many values were
+ * first value it lacks; an integer column's values must also reach into
+ * the candidate's key range (spread_out).  Of the candidates that hold
+ * every value, one that the column names ("related_ticket_id": tickets)
+ * comes first; else the best fit (fit()): the fewest keys that hold every
+ * value (serial keys: a larger table holds small values too), weighed by
+ * how many tables reference the candidate.  The evidence says how many values were
  * checked, whether they were all the column's rows or a sample, and how
  * many tables hold every value.
  *
