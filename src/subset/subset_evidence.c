@@ -62,6 +62,7 @@
 #define SAMPLE_PAGES	64		/* pages TABLESAMPLE SYSTEM aims at */
 #define SAMPLE_ROWS		10000	/* non-NULL values read, at most */
 #define MIN_DISTINCT	3		/* distinct values that make evidence */
+#define MIN_DISTINCT_INDEXED 10 /* ... for a column named as no key */
 #define COUNT_CAP		1000000 /* rows counted of a candidate, at most */
 
 /* A candidate parent: a table of the config with a one-column key. */
@@ -100,6 +101,20 @@ is_integer(Oid typid)
 }
 
 /*
+ * key_named
+ *		Is col named as a key: "_id", "_by" or "_uuid" at its end?
+ */
+static bool
+key_named(const char *col)
+{
+	size_t		len = strlen(col);
+
+	return (len > 3 && strcmp(col + len - 3, "_id") == 0) ||
+		(len > 3 && strcmp(col + len - 3, "_by") == 0) ||
+		(len > 5 && strcmp(col + len - 5, "_uuid") == 0);
+}
+
+/*
  * key_like_column
  *		Might column att of rel hold the keys of another table: a type that
  *		keys have, and a name that says so or a one-column index on it?
@@ -126,9 +141,7 @@ key_like_column(Relation rel, Form_pg_attribute att, const char *pk)
 	if (len > 3 && strcmp(col + len - 3, "_id") == 0 &&
 		get_attnum(RelationGetRelid(rel), psprintf("%.*s_type", (int) (len - 3), col)) != InvalidAttrNumber)
 		return false;
-	named = (len > 3 && strcmp(col + len - 3, "_id") == 0) ||
-		(len > 3 && strcmp(col + len - 3, "_by") == 0) ||
-		(len > 5 && strcmp(col + len - 5, "_uuid") == 0);
+	named = key_named(col);
 	if (named)
 		return true;
 	/* indexed: a number or a uuid (an indexed text is a name, a slug) */
@@ -454,7 +467,8 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 	int			i;
 	StringInfoData ev;
 
-	if (!read_values(rel, col, typid, &cv) || cv.distinct < MIN_DISTINCT)
+	if (!read_values(rel, col, typid, &cv) ||
+		cv.distinct < (key_named(col) ? MIN_DISTINCT : MIN_DISTINCT_INDEXED))
 		return NULL;
 	for (i = 0; i < nc; i++)
 	{
@@ -496,9 +510,12 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 		appendStringInfo(&ev, INT64_FORMAT " sampled non-null values of %s.%s (%d distinct; a sample of the rows, not every row) are keys of %s.%s",
 						 cv.rows, RelationGetRelationName(rel), col, cv.distinct,
 						 best->name, best->key);
-	appendStringInfo(&ev, "; of the %d table%s that hold every value, it fits best (%.0f rows, referenced by %d table%s%s)",
-					 others + 1, others ? "s" : "", best_rows, best->refs,
-					 best->refs == 1 ? "" : "s",
+	if (others == 0)
+		appendStringInfoString(&ev, "; the only table that holds every value");
+	else
+		appendStringInfo(&ev, "; of the %d tables that hold every value, it fits best", others + 1);
+	appendStringInfo(&ev, " (%.0f rows, referenced by %d table%s%s)",
+					 best_rows, best->refs, best->refs == 1 ? "" : "s",
 					 best_named ? ", named by the column" : "");
 	{
 		SubsetCatalogFk *fk = subset_infer_new_fk(RelationGetRelid(rel), best->relid, col,
