@@ -26,8 +26,9 @@
  * config.  Fewer than MIN_DISTINCT distinct values are no evidence.  Then
  * for each candidate: does its key hold every distinct value?  One query,
  * an index probe of the parent's primary key per value, that stops at the
- * first value it lacks; an integer column's values must also reach into
- * the candidate's key range (spread_out).  Of the candidates that hold
+ * first value it lacks, after the candidate's measures (its rows, its key's
+ * ends, read once) rule it out or not (may_hold): an integer column's
+ * values must also reach into the candidate's key range.  Of the candidates that hold
  * every value, one that the column names ("related_ticket_id": tickets)
  * comes first; else the best fit (fit()): the fewest keys that hold every
  * value (serial keys: a larger table holds small values too), weighed by
@@ -75,6 +76,11 @@ typedef struct Candidate
 	bool		readable;		/* the caller may read the key */
 	int			refs;			/* tables whose keys reference it */
 	SPIPlanPtr	probe;			/* holds_all's plan, once prepared */
+	bool		measured;		/* rows, kmin and kmax are read */
+	double		rows;			/* its rows (key_count) */
+	bool		range;			/* an integer key: kmin and kmax are its ends */
+	double		kmin,
+				kmax;
 } Candidate;
 
 /* What a column's values were. */
@@ -262,40 +268,6 @@ holds_all(Candidate *c, ColumnValues *cv)
 }
 
 /*
- * spread_out
- *		Do the values of an integer column cv reach far enough into the
- *		keys of candidate c to be references to them?  Drawn from its keys,
- *		distinct values would all lie at or below the largest one with the
- *		chance f^distinct, f the share of c's key range up to it; below
- *		one in a thousand, the values are small numbers (positions, counts,
- *		tiles), not references: serial keys hold every small number.  The
- *		key's ends by the index of c's primary key.  Under SPI.
- */
-static bool
-spread_out(Candidate *c, ColumnValues *cv)
-{
-	bool		isnull1,
-				isnull2;
-	double		kmin,
-				kmax;
-	char	   *q;
-
-	if (!cv->integer || !is_integer(c->keytype))
-		return true;
-	q = psprintf("SELECT CAST(pg_catalog.min(p.%s) AS pg_catalog.float8), CAST(pg_catalog.max(p.%s) AS pg_catalog.float8) FROM %s%s p",
-				 quote_identifier(c->key), quote_identifier(c->key), only(c->relid),
-				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
-											get_rel_name(c->relid)));
-	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not read the ends of a key");
-	kmin = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull1));
-	kmax = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull2));
-	if (isnull1 || isnull2 || kmax <= kmin)
-		return true;
-	return pow((cv->vmax - kmin + 1) / (kmax - kmin + 1), cv->distinct) >= 0.001;
-}
-
-/*
  * rel_reltuples
  *		The planner's row count of relid; -1 when it was never analyzed.
  */
@@ -330,6 +302,64 @@ key_count(Candidate *c)
 	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not count the rows of a table");
 	return (double) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * measure
+ *		Read, once per candidate, its rows (key_count) and, for an integer
+ *		key, the ends of its key (by the index of its primary key).  Under
+ *		SPI.
+ */
+static void
+measure(Candidate *c)
+{
+	bool		isnull1,
+				isnull2;
+	char	   *q;
+
+	if (c->measured)
+		return;
+	c->measured = true;
+	c->rows = key_count(c);
+	if (!is_integer(c->keytype))
+		return;
+	q = psprintf("SELECT CAST(pg_catalog.min(p.%s) AS pg_catalog.float8), CAST(pg_catalog.max(p.%s) AS pg_catalog.float8) FROM %s%s p",
+				 quote_identifier(c->key), quote_identifier(c->key), only(c->relid),
+				 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+											get_rel_name(c->relid)));
+	if (SPI_execute(q, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the ends of a key");
+	c->kmin = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull1));
+	c->kmax = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull2));
+	c->range = !isnull1 && !isnull2;
+}
+
+/*
+ * may_hold
+ *		Can candidate c hold every value of cv, and would they be
+ *		references to it, by its measures alone (no probe)?  Not when it
+ *		has fewer rows than cv has distinct values, nor, for an integer
+ *		column, when cv's largest value is past c's largest key, or when
+ *		the values do not reach far enough into c's key range: drawn from
+ *		its keys, distinct values would all lie at or below the largest one
+ *		with the chance f^distinct, f the share of c's key range up to it;
+ *		below one in a thousand, the values are small numbers (positions,
+ *		counts, tiles), not references (serial keys hold every small
+ *		number).
+ */
+static bool
+may_hold(Candidate *c, ColumnValues *cv)
+{
+	measure(c);
+	if (c->rows < cv->distinct)
+		return false;
+	if (!cv->integer || !c->range)
+		return true;
+	if (cv->vmax > c->kmax)
+		return false;
+	if (c->kmax <= c->kmin)
+		return true;
+	return pow((cv->vmax - c->kmin + 1) / (c->kmax - c->kmin + 1), cv->distinct) >= 0.001;
 }
 
 /*
@@ -479,11 +509,9 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 
 		CHECK_FOR_INTERRUPTS();
 		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)) ||
-			(get_rel_relkind(c->relid) == RELKIND_RELATION && rel_reltuples(c->relid) >= 0 &&
-			 rel_reltuples(c->relid) < cv.distinct) ||
-			!holds_all(c, &cv) || !spread_out(c, &cv))
+			!may_hold(c, &cv) || !holds_all(c, &cv))
 			continue;
-		rows = key_count(c);
+		rows = c->rows;
 		f = fit(c, rows, cv.distinct);
 		named = names_table(col, c);
 		if (best != NULL)
