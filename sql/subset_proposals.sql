@@ -49,6 +49,19 @@ SELECT t->>'name' AS "table", b->>'foreign_key' AS foreign_key, b->>'table_name'
  WHERE b ? 'proposed' ORDER BY 1, 2;
 -- pg_stat_statements is not installed here: the config says so
 SELECT c->>'comment' AS comment FROM cfg;
+-- installed but not loaded (no shared_preload_libraries here): its view
+-- errors, the config says why, and the rest is generated as before
+SET client_min_messages = warning;
+DO $$ BEGIN
+  IF EXISTS (SELECT FROM pg_available_extensions WHERE name = 'pg_stat_statements') THEN
+    CREATE EXTENSION pg_stat_statements;
+  END IF;
+END $$;
+RESET client_min_messages;
+SELECT exwiw_config_from_catalog('prop')->>'comment'
+         ~ '^pg_stat_statements (could not be read \(.*shared_preload_libraries.*\)|is not installed)' AS says_why,
+       jsonb_array_length(exwiw_config_from_catalog('prop')->'tables') AS tables;
+DROP EXTENSION IF EXISTS pg_stat_statements;
 
 -- a helper: the config with the proposals of tickets changed
 CREATE FUNCTION pg_temp.decide(cfg jsonb, col text, change jsonb) RETURNS jsonb

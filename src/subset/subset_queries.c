@@ -31,6 +31,7 @@
 #include "common/compat.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -301,17 +302,26 @@ static SPITupleTable *
 read_statements(const char *nsp, char **note, uint64 *n)
 {
 	MemoryContext outer = CurrentMemoryContext;
-	volatile bool ok = true;
+	ResourceOwner owner = CurrentResourceOwner;
+	SPITupleTable *volatile tt = NULL;
 	char	   *q = psprintf("SELECT s.query, s.calls FROM %s.pg_stat_statements s"
 							 " WHERE s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d"
 							 " WHERE d.datname = pg_catalog.current_database())"
 							 " AND s.query IS NOT NULL ORDER BY s.calls DESC LIMIT %d",
 							 quote_identifier(nsp), MAX_QUERIES);
 
+	/* in a subtransaction: the view errors when the library is not loaded */
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(outer);
 	PG_TRY();
 	{
 		if (SPI_execute(q, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read pg_stat_statements");
+		*n = SPI_processed;
+		tt = SPI_tuptable;
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(outer);
+		CurrentResourceOwner = owner;
 	}
 	PG_CATCH();
 	{
@@ -320,15 +330,15 @@ read_statements(const char *nsp, char **note, uint64 *n)
 		MemoryContextSwitchTo(outer);
 		ed = CopyErrorData();
 		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(outer);
+		CurrentResourceOwner = owner;
 		*note = psprintf("pg_stat_statements could not be read (%s): no relations were offered from the queries",
 						 ed->message);
-		ok = false;
+		tt = NULL;
 	}
 	PG_END_TRY();
-	if (!ok)
-		return NULL;
-	*n = SPI_processed;
-	return SPI_tuptable;
+	return tt;
 }
 
 /*
