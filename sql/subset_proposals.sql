@@ -35,6 +35,9 @@ SELECT g, 1 + g % 2,
        CASE WHEN g % 2 = 0 THEN 2 ELSE 1 END,
        1 + g % 3, 'ext-' || g, 'ticket ' || g
   FROM generate_series(1, 1000) g;
+-- a dropped column is passed over
+ALTER TABLE tickets ADD COLUMN gone_id bigint;
+ALTER TABLE tickets DROP COLUMN gone_id;
 ANALYZE accounts, users, user_settings, categories, tickets;
 
 -- the proposals and their evidence: users (not user_settings, of the same

@@ -131,7 +131,7 @@ key_like_column(Relation rel, Form_pg_attribute att, const char *pk)
 {
 	const char *col = NameStr(att->attname);
 	size_t		len = strlen(col);
-	Oid			base = getBaseType(att->atttypid);
+	Oid			base;
 	List	   *indexes;
 	ListCell   *lc;
 	bool		named;
@@ -139,6 +139,7 @@ key_like_column(Relation rel, Form_pg_attribute att, const char *pk)
 
 	if (att->attisdropped || att->attgenerated)
 		return false;
+	base = getBaseType(att->atttypid);
 	if (base != INT2OID && base != INT4OID && base != INT8OID && base != UUIDOID &&
 		base != TEXTOID && base != VARCHAROID)
 		return false;
