@@ -66,18 +66,15 @@ SELECT exwiw_config_from_catalog('prop')->>'comment'
        jsonb_array_length(exwiw_config_from_catalog('prop')->'tables') AS tables;
 DROP EXTENSION IF EXISTS pg_stat_statements;
 
--- a helper: the config with the proposals of tickets changed
+-- a helper: the config with the proposal for column col decided (change
+-- merged into it, "proposed" removed)
 CREATE FUNCTION pg_temp.decide(cfg jsonb, col text, change jsonb) RETURNS jsonb
 LANGUAGE sql AS $$
-  SELECT jsonb_set(cfg, '{tables}', (
-    SELECT jsonb_agg(CASE WHEN t->>'name' NOT IN ('tickets', 'categories') THEN t ELSE
-             jsonb_set(t, '{belongs_tos}', (
-               SELECT jsonb_agg(CASE WHEN b->>'foreign_key' = col
-                                     THEN (b - 'proposed') || change ELSE b END
-                                ORDER BY o)
-                 FROM jsonb_array_elements(t->'belongs_tos') WITH ORDINALITY AS x(b, o)))
-           END ORDER BY n)
-      FROM jsonb_array_elements(cfg->'tables') WITH ORDINALITY AS y(t, n)))
+  SELECT jsonb_set(cfg, ARRAY['tables', (t.n - 1)::text, 'belongs_tos', (b.o - 1)::text],
+                   (b.v - 'proposed') || change)
+    FROM jsonb_array_elements(cfg->'tables') WITH ORDINALITY AS t(v, n),
+         jsonb_array_elements(t.v->'belongs_tos') WITH ORDINALITY AS b(v, o)
+   WHERE b.v->>'foreign_key' = col AND b.v ? 'proposed'
 $$;
 
 -- the export refuses the proposals, naming them, in one round
