@@ -891,7 +891,8 @@ run_schema(CliOptions *opts)
 
 				write_config(cfg, tables, n, single_file_mode(cfg));
 				printf("exwiw: wrote the schema config for %s to %s.\n", PQdb(conn), cfg->location);
-				if (note)
+				/* not installed: silent (the catalog's comment says so) */
+				if (note && strncmp(note, "pg_stat_statements is not installed", 35) != 0)
 					printf("exwiw: %s.\n", note);
 				break;
 			}
