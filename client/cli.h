@@ -318,8 +318,10 @@ extern int	schema_config_apply_since(SchemaConfig *cfg, const char *col,
 extern const char *schema_table_name(const SchemaTable *t);
 extern bool schema_column_decided(const JsonValue *c);
 extern bool schema_arm_undecided(const JsonValue *b);
+extern bool schema_belongs_to_proposed(const JsonValue *b);
+extern char *schema_proposal_name(const char *table, const JsonValue *b);
 extern int	schema_config_undecided(const SchemaConfig *cfg, JsonValue *cols,
-									JsonValue *arms);
+									JsonValue *arms, JsonValue *props);
 extern char *schema_table_file_name(const char *dir, const char *table);
 extern void write_file_durably(const char *path, const char *data, size_t len);
 extern char *read_whole_file(const char *path, size_t *len);

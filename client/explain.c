@@ -129,7 +129,8 @@ run_explain(CliOptions *opts)
 			   *tables = NULL;
 	JsonValue  *undecided_cols = json_new(JV_ARRAY, NULL),
 			   *undecided_tables = json_new(JV_ARRAY, NULL),
-			   *undecided_arms = json_new(JV_ARRAY, NULL);
+			   *undecided_arms = json_new(JV_ARRAY, NULL),
+			   *proposals = json_new(JV_ARRAY, NULL);
 	int			nundecided;
 
 	if (opts->all_tables)
@@ -159,7 +160,7 @@ run_explain(CliOptions *opts)
 				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
 				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
-	nundecided = schema_config_undecided(cfg, undecided_cols, undecided_arms);
+	nundecided = schema_config_undecided(cfg, undecided_cols, undecided_arms, proposals);
 	exec_command(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
 	res = exec_params_checked(conn, sql, 5, params, NULL);
 	n = PQntuples(res);
@@ -266,6 +267,7 @@ run_explain(CliOptions *opts)
 			json_set(d, "columns", undecided_cols);
 			json_set(d, "tables", undecided_tables);
 			json_set(d, "polymorphic_types", undecided_arms);
+			json_set(d, "proposed_relations", proposals);
 			json_set(top, "needs_decision", d);
 		}
 		initStringInfo(&out);
@@ -285,6 +287,8 @@ run_explain(CliOptions *opts)
 			pg_log_error_detail("Tables that need a scope decision (rule UNDECIDED): %s.", joined(undecided_tables));
 		if (undecided_arms->n > 0)
 			pg_log_error_detail("Polymorphic types that map to no table: %s.", joined(undecided_arms));
+		if (proposals->n > 0)
+			pg_log_error_detail("Relations proposed from evidence: %s.", joined(proposals));
 		pg_log_error_hint("Decide each in the schema config (doc/subset.md, \"Safe mode\"), or pass --allow-undecided.");
 		for (i = 0; i < undecided_tables->n; i++)
 			schema_table_fix_hint(undecided_tables->items[i]->str);

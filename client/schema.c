@@ -52,7 +52,7 @@ static const char *const table_key_order[] = {
 };
 static const char *const belongs_to_key_order[] = {
 	"foreign_key", "table_name", "foreign_type", "type_value", "references",
-	"needs_table_decision", "comment", "ignore", "ignore_type", NULL
+	"needs_table_decision", "proposed", "evidence", "comment", "ignore", "ignore_type", NULL
 };
 static const char *const column_key_order[] = {
 	"name", "replace_with", "raw_sql", "raw_sql_trusted", "map", "replace_with_fake_data",
@@ -106,10 +106,11 @@ list_json(NameList *l)
 
 /*
  * catalog_tables
- *		exwiw_config_from_catalog()'s tables.
+ *		exwiw_config_from_catalog()'s tables; *note its top-level comment
+ *		(pg_stat_statements could not be read), or NULL.
  */
 static JsonValue *
-catalog_tables(PGconn *conn)
+catalog_tables(PGconn *conn, const char **note)
 {
 	PGresult   *res;
 	char	   *nsp;
@@ -127,6 +128,7 @@ catalog_tables(PGconn *conn)
 		pg_log_error("exwiw_config_from_catalog() returned an unexpected document");
 		exit(exwiw_error_exit);
 	}
+	*note = json_get_string(v, "comment");
 	PQclear(res);
 	return tables;
 }
@@ -216,6 +218,30 @@ has_belongs_to(const JsonValue *list, const JsonValue *b)
 	for (i = 0; list && list->kind == JV_ARRAY && i < list->n; i++)
 		if (same_belongs_to(list->items[i], b))
 			return true;
+	return false;
+}
+
+/*
+ * decided_elsewhere
+ *		Whether b is a proposal (from the catalog) for a column that the
+ *		list already has a belongs_to for: accepted, rejected, or written
+ *		by hand, the person's decision stands.
+ */
+static bool
+decided_elsewhere(const JsonValue *list, const JsonValue *b)
+{
+	JsonValue  *fk = json_get(b, "foreign_key");
+	int			i;
+
+	if (!json_truthy(json_get(b, "proposed")) || fk == NULL)
+		return false;
+	for (i = 0; list && list->kind == JV_ARRAY && i < list->n; i++)
+	{
+		JsonValue  *o = json_get(list->items[i], "foreign_key");
+
+		if (o != NULL && json_equal(o, fk) && json_get(list->items[i], "type_value") == NULL)
+			return true;
+	}
 	return false;
 }
 
@@ -357,7 +383,8 @@ merge_table(const JsonValue *committed, const JsonValue *catalog, bool safe_new)
 			json_set(t, "belongs_tos", bts);
 		}
 		for (i = 0; catbts && i < catbts->n; i++)
-			if (!has_belongs_to(bts, catbts->items[i]))
+			if (!has_belongs_to(bts, catbts->items[i]) &&
+				!decided_elsewhere(bts, catbts->items[i]))
 				json_append(bts, json_copy(catbts->items[i]));
 	}
 	/* columns: the table's order, committed entries kept */
@@ -575,6 +602,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 				changed = {0},
 				undecided = {0},
 				untyped = {0},
+				proposed = {0},
 				stale_tables = {0},
 				stale_columns = {0};
 	SchemaTable *regen;
@@ -609,7 +637,8 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 		}
 		for (i = 0; bts && i < bts->n; i++)
 		{
-			if (!has_belongs_to(json_get(t->config, "belongs_tos"), bts->items[i]))
+			if (!has_belongs_to(json_get(t->config, "belongs_tos"), bts->items[i]) &&
+				!decided_elsewhere(json_get(t->config, "belongs_tos"), bts->items[i]))
 			{
 				StringInfoData s;
 
@@ -677,6 +706,8 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 				list_add(&untyped, psprintf("%s.%s = '%s'", name,
 											json_get_string(b, "foreign_type") ? json_get_string(b, "foreign_type") : "?",
 											json_get_string(b, "type_value") ? json_get_string(b, "type_value") : "?"));
+			else if (schema_belongs_to_proposed(b))
+				list_add(&proposed, schema_proposal_name(name, b));
 		}
 		for (j = 0; j < nregen; j++)
 		{
@@ -695,6 +726,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 	json_set(report, "changed_tables", list_json(&changed));
 	json_set(report, "needs_mask_decision", list_json(&undecided));
 	json_set(report, "needs_table_decision", list_json(&untyped));
+	json_set(report, "proposed_belongs_tos", list_json(&proposed));
 	json_set(report, "stale_tables", list_json(&stale_tables));
 	json_set(report, "stale_columns", list_json(&stale_columns));
 	text = pretty_text(report);
@@ -705,8 +737,8 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 		write_file_durably(outpath, text, strlen(text));
 
 	clean = added_tables.n + added_columns.n + added_bts.n + removed_tables.n +
-		removed_columns.n + changed.n + undecided.n + untyped.n + stale_tables.n +
-		stale_columns.n == 0;
+		removed_columns.n + changed.n + undecided.n + untyped.n + proposed.n +
+		stale_tables.n + stale_columns.n == 0;
 	if (clean)
 		return 0;
 	if (stale_tables.n + stale_columns.n == 0)
@@ -716,7 +748,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 			fprintf(stderr, "exwiw: the schema config has drifted, but nothing the extraction reads is stale (--fail-on=stale); run `exwiw schema generate --from-db` at your leisure.\n");
 			return 0;
 		}
-		fprintf(stderr, "exwiw: the schema config is out of date or has undecided masking; run `exwiw schema generate --from-db` (then `exwiw schema tidy --from-db`) and resolve every `needs_mask_decision` column and `needs_table_decision` arm.\n");
+		fprintf(stderr, "exwiw: the schema config is out of date or has undecided masking; run `exwiw schema generate --from-db` (then `exwiw schema tidy --from-db`) and resolve every `needs_mask_decision` column, `needs_table_decision` arm and `proposed` belongs_to.\n");
 		return 1;
 	}
 	else
@@ -734,7 +766,7 @@ run_check(CliOptions *opts, SchemaConfig *cfg, JsonValue *catalog)
 		if (all.n > 10)
 			appendStringInfo(&s, " and %d more (see the report)", all.n - 10);
 		fprintf(stderr, "exwiw: the config still references %s \xE2\x80\x94 gone from the database, so an extraction SELECT would fail on them; run `exwiw schema generate --from-db` (then `exwiw schema tidy --from-db`) to drop them.\n", s.data);
-		if (!stale_only && undecided.n + untyped.n > 0)
+		if (!stale_only && undecided.n + untyped.n + proposed.n > 0)
 			fprintf(stderr, "exwiw: the report also lists undecided columns or arms; resolve those too.\n");
 		return 1;
 	}
@@ -840,6 +872,7 @@ run_schema(CliOptions *opts)
 	SchemaConfig *cfg;
 	PGconn	   *conn;
 	JsonValue  *catalog;
+	const char *note;
 	int			rc = 0;
 
 	if (opts->verb == VERB_CHECK)
@@ -847,7 +880,7 @@ run_schema(CliOptions *opts)
 	cfg = schema_config_load(opts->schema_dir, opts->verb != VERB_GENERATE);
 	setup_cancel_handler_multi();
 	conn = exwiw_connect(opts, "schema");
-	catalog = catalog_tables(conn);
+	catalog = catalog_tables(conn, &note);
 
 	switch (opts->verb)
 	{
@@ -858,6 +891,9 @@ run_schema(CliOptions *opts)
 
 				write_config(cfg, tables, n, single_file_mode(cfg));
 				printf("exwiw: wrote the schema config for %s to %s.\n", PQdb(conn), cfg->location);
+				/* not installed: silent (the catalog's comment says so) */
+				if (note && strncmp(note, "pg_stat_statements is not installed", 35) != 0)
+					printf("exwiw: %s.\n", note);
 				break;
 			}
 		case VERB_CHECK:

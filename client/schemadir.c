@@ -582,13 +582,41 @@ schema_arm_undecided(const JsonValue *b)
 }
 
 /*
+ * schema_belongs_to_proposed
+ *		A belongs_to offered from evidence that nobody accepted or rejected
+ *		yet: "proposed": true, not ignored (the server's rule,
+ *		subset_config_proposals).
+ */
+bool
+schema_belongs_to_proposed(const JsonValue *b)
+{
+	return json_truthy(json_get(b, "proposed")) && !json_truthy(json_get(b, "ignore"));
+}
+
+/*
+ * schema_proposal_name
+ *		A proposal as the server names it: "table.col -> parent".
+ */
+char *
+schema_proposal_name(const char *table, const JsonValue *b)
+{
+	JsonValue  *fk = json_get(b, "foreign_key");
+	const char *p = json_get_string(b, "table_name");
+
+	return psprintf("%s.%s -> %s", table, fk && fk->kind == JV_STRING ? fk->str : "?",
+					p ? p : "?");
+}
+
+/*
  * schema_config_undecided
  *		The decisions of cfg the export waits for, appended to JSON arrays
- *		cols ("table.column") and arms ("table.type_col = 'Type'"), tables
- *		that are ignored left out; returns how many.
+ *		cols ("table.column"), arms ("table.type_col = 'Type'") and props
+ *		(proposals: "table.col -> parent"), tables that are ignored left
+ *		out; returns how many.
  */
 int
-schema_config_undecided(const SchemaConfig *cfg, JsonValue *cols, JsonValue *arms)
+schema_config_undecided(const SchemaConfig *cfg, JsonValue *cols, JsonValue *arms,
+						JsonValue *props)
 {
 	int			n = 0;
 	int			i,
@@ -619,6 +647,11 @@ schema_config_undecided(const SchemaConfig *cfg, JsonValue *cols, JsonValue *arm
 
 				json_append(arms, json_new(JV_STRING, psprintf("%s.%s = '%s'", name,
 															   ft ? ft : "?", tv ? tv : "?")));
+				n++;
+			}
+			else if (schema_belongs_to_proposed(bts->items[j]))
+			{
+				json_append(props, json_new(JV_STRING, schema_proposal_name(name, bts->items[j])));
 				n++;
 			}
 	}

@@ -157,6 +157,7 @@ my $empty = '{
   "changed_tables": [],
   "needs_mask_decision": [],
   "needs_table_decision": [],
+  "proposed_belongs_tos": [],
   "stale_tables": [],
   "stale_columns": []
 }';

@@ -191,6 +191,8 @@ typedef struct SubsetTable
 	bool		needs_scope_decision;	/* safe mode: undecided */
 	List	   *undecided_arms; /* polymorphic arms that wait for a table
 								 * (needs_table_decision): "col = 'Type'" */
+	List	   *proposals;		/* belongs_tos offered ("proposed": true), not
+								 * applied: "col -> table" */
 	bool		no_cascade;		/* the planner found its cascade in a cycle */
 	bool		no_claims;		/* ... or its delegated rows in one */
 	int			ncols;
@@ -385,6 +387,7 @@ extern void subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
 extern void subset_config_check_masks(SubsetConfig *cfg);
 extern int	subset_config_undecided_columns(SubsetConfig *cfg, StringInfo list);
 extern int	subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list);
+extern int	subset_config_proposals(SubsetConfig *cfg, StringInfo list);
 
 /* subset_catalog.c: a foreign key as declared, ends mapped to roots */
 typedef struct SubsetCatalogFk
@@ -400,6 +403,8 @@ typedef struct SubsetCatalogFk
 	char	   *type_value;		/* ... and the value naming the parent */
 	const char *unmapped;		/* parent InvalidOid: why the type value maps
 								 * to no table (a decision for a person) */
+	const char *proposed;		/* offered, not applied: the evidence (the
+								 * data, the queries run), or NULL */
 } SubsetCatalogFk;
 
 /* One table of a generated config. */
@@ -414,11 +419,26 @@ typedef struct SubsetCatTable
 extern Oid	subset_root_relid(Oid relid);
 extern List *subset_catalog_fks(void);
 extern Oid	subset_current_schema(void);
-extern Jsonb *subset_catalog_config(Oid nspid);
+extern Jsonb *subset_catalog_config(Oid nspid, bool propose);
 
 /* subset_infer.c */
 extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
 extern bool subset_looks_like_key(const char *col);
+extern char *subset_plural(const char *s);
+extern SubsetCatalogFk *subset_infer_new_fk(Oid child, Oid parent, const char *col,
+											const char *ref, const char *why);
+extern char *subset_single_key(Oid relid, Oid *typid);
+extern bool subset_same_key_type(Oid a, Oid b);
+extern bool subset_fk_covers(List *fks, Oid relid, const char *col);
+
+extern List *subset_parse_quietly(const char *sql, char **why);
+
+/* subset_evidence.c: relations offered from the data */
+extern List *subset_propose_from_data(SubsetCatTable *tables, int n, List *fks);
+
+/* subset_queries.c: relations offered from the joins pg_stat_statements saw */
+extern List *subset_propose_from_queries(SubsetCatTable *tables, int n, List *fks,
+										 char **note);
 
 /* subset_sensitive.c: what a column looks like it holds (safe mode) */
 typedef enum SubsetSensitiveKind
@@ -490,6 +510,7 @@ typedef struct SubsetValueSecrets
 extern bool subset_values_candidate(Oid typid);
 extern SubsetValueSecrets **subset_values_secrets(Relation rel, const bool *want,
 												  char **unread);
+extern double subset_values_blocks(Relation rel);
 
 extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
 extern bool subset_edge_enforced(SubsetConfig *cfg, SubsetEdge *e);

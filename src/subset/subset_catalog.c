@@ -351,7 +351,13 @@ append_belongs_to(StringInfo buf, SubsetCatalogFk *fk, const char *parent_name)
 		appendStringInfoString(buf, ", \"type_value\": ");
 		append_json_string(buf, fk->type_value);
 	}
-	if (fk->inferred)
+	if (fk->proposed)
+	{
+		/* offered, not applied: a person accepts or rejects it */
+		appendStringInfoString(buf, ", \"proposed\": true, \"evidence\": ");
+		append_json_string(buf, fk->proposed);
+	}
+	else if (fk->inferred)
 	{
 		appendStringInfoString(buf, ", \"inferred\": true, \"comment\": ");
 		append_json_string(buf, psprintf("inferred: %s", fk->inferred));
@@ -858,7 +864,7 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 			append_unmapped_arm(buf, fk);
 		else
 		{
-			tied |= (fk->parent != t->relid);
+			tied |= (fk->parent != t->relid && fk->proposed == NULL);
 			for (j = 0; j < nall && all[j].relid != fk->parent; j++)
 				;
 			Assert(j < nall);
@@ -867,7 +873,8 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 		for (j = 0; j < fk->n; j++)
 		{
 			keycols = lappend(keycols, fk->fk[j]);
-			fkcols = lappend(fkcols, fk->fk[j]);
+			if (fk->proposed == NULL)
+				fkcols = lappend(fkcols, fk->fk[j]);
 		}
 	}
 	appendStringInfoString(buf, "], \"columns\": [");
@@ -942,7 +949,8 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 	{
 		SubsetCatalogFk *fk = lfirst(lc);
 
-		referenced |= (fk->parent == t->relid && fk->child != t->relid);
+		referenced |= (fk->parent == t->relid && fk->child != t->relid &&
+					   fk->proposed == NULL);
 	}
 	append_scope_decision(buf, rel, tied, fkcols, t->maybe_type, referenced);
 	if (generated)
@@ -960,10 +968,13 @@ append_table(StringInfo buf, CatTable *t, List *fks, CatTable *all, int nall)
 /*
  * subset_catalog_config
  *		The config of every table of schema nspid (and of the tables their
- *		foreign keys reference), as jsonb.
+ *		foreign keys reference), as jsonb.  With propose, the relations that
+ *		the data and the queries run show are offered too (belongs_tos with
+ *		"proposed": true, subset_evidence.c and subset_queries.c), and a
+ *		top-level "comment" says when pg_stat_statements could not be read.
  */
 Jsonb *
-subset_catalog_config(Oid nspid)
+subset_catalog_config(Oid nspid, bool propose)
 {
 	List	   *fks = subset_catalog_fks();
 	List	   *rels = schema_tables(nspid);
@@ -975,6 +986,7 @@ subset_catalog_config(Oid nspid)
 	bool		grew;
 	StringInfoData buf;
 	ListCell   *lc;
+	char	   *note = NULL;
 
 	curnsp = path ? linitial_oid(path) : InvalidOid;
 
@@ -1005,9 +1017,45 @@ subset_catalog_config(Oid nspid)
 	}
 	qsort(tables, n, sizeof(CatTable), cat_table_cmp);
 	fks = list_concat(fks, subset_infer_fks(tables, n, fks));
+	if (propose)
+	{
+		List	   *seen = subset_propose_from_queries(tables, n, fks, &note);
+		List	   *data = subset_propose_from_data(tables, n, fks);
+
+		/* the joins the application runs first; the data's for the rest */
+		foreach(lc, data)
+		{
+			SubsetCatalogFk *d = lfirst(lc);
+			SubsetCatalogFk *q = NULL;
+			ListCell   *oc;
+
+			foreach(oc, seen)
+			{
+				SubsetCatalogFk *o = lfirst(oc);
+
+				if (o->child == d->child && strcmp(o->fk[0], d->fk[0]) == 0)
+					q = o;
+			}
+			if (q == NULL)
+				seen = lappend(seen, d);
+			else if (q->parent == d->parent)
+				q->proposed = psprintf("%s; %s", d->proposed, q->proposed);
+			else
+				q->proposed = psprintf("%s; the data alone would point elsewhere: %s",
+									   q->proposed, d->proposed);
+		}
+		fks = list_concat(fks, seen);
+	}
 
 	initStringInfo(&buf);
-	appendStringInfoString(&buf, "{\"tables\": [");
+	appendStringInfoString(&buf, "{");
+	if (note != NULL)
+	{
+		appendStringInfoString(&buf, "\"comment\": ");
+		append_json_string(&buf, note);
+		appendStringInfoString(&buf, ", ");
+	}
+	appendStringInfoString(&buf, "\"tables\": [");
 	for (i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();

@@ -744,7 +744,8 @@ subset_config_parse(const char *funcname, Jsonb *config)
 
 		while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
 			if (tok == WJB_KEY &&
-				!(k.val.string.len == 6 && memcmp(k.val.string.val, "tables", 6) == 0))
+				!(k.val.string.len == 6 && memcmp(k.val.string.val, "tables", 6) == 0) &&
+				!(k.val.string.len == 7 && memcmp(k.val.string.val, "comment", 7) == 0))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("unknown top-level key \"%s\" in the config", cfg_json_string(&k)),

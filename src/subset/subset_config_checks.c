@@ -182,13 +182,13 @@ subset_config_undecided_columns(SubsetConfig *cfg, StringInfo list)
 }
 
 /*
- * subset_config_undecided_arms
- *		Safe mode: the polymorphic arms of tables that are not ignored whose
- *		type maps to no table yet ("needs_table_decision"), as
- *		"table.type_col = 'Type', ..." appended to list; returns how many.
+ * table_lists
+ *		The entries of one list of every table that is not ignored (the
+ *		arms that wait for a table, or the proposals), "table.entry, ..."
+ *		appended to list; returns how many.
  */
-int
-subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list)
+static int
+table_lists(SubsetConfig *cfg, StringInfo list, bool proposals)
 {
 	int			n = 0;
 	int			i;
@@ -200,7 +200,7 @@ subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list)
 
 		if (t->ignore)
 			continue;
-		foreach(lc, t->undecided_arms)
+		foreach(lc, proposals ? t->proposals : t->undecided_arms)
 		{
 			appendStringInfo(list, "%s%s.%s", n ? ", " : "", t->name,
 							 (char *) lfirst(lc));
@@ -208,4 +208,29 @@ subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list)
 		}
 	}
 	return n;
+}
+
+/*
+ * subset_config_undecided_arms
+ *		Safe mode: the polymorphic arms of tables that are not ignored whose
+ *		type maps to no table yet ("needs_table_decision"), as
+ *		"table.type_col = 'Type', ..." appended to list; returns how many.
+ */
+int
+subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list)
+{
+	return table_lists(cfg, list, false);
+}
+
+/*
+ * subset_config_proposals
+ *		Safe mode: the belongs_tos of tables that are not ignored that were
+ *		offered from evidence ("proposed": true) and that nobody accepted
+ *		or rejected yet, as "table.col -> parent, ..." appended to list;
+ *		returns how many.
+ */
+int
+subset_config_proposals(SubsetConfig *cfg, StringInfo list)
+{
+	return table_lists(cfg, list, true);
 }

@@ -28,8 +28,8 @@ static const char *const batch_keys[] = {"comment", "size", "table", NULL};
 static const char *const via_keys[] = {"column", "table", NULL};
 static const char *const reverse_keys[] = {"column", "via", NULL};
 static const char *const belongs_to_keys[] = {
-	"comment", "delegated", "foreign_key", "foreign_type", "ignore",
-	"ignore_type", "inferred", "needs_table_decision", "references",
+	"comment", "delegated", "evidence", "foreign_key", "foreign_type", "ignore",
+	"ignore_type", "inferred", "needs_table_decision", "proposed", "references",
 	"table_name", "type_value", NULL
 };
 
@@ -180,7 +180,21 @@ cfg_parse_belongs_tos(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv
 			if (ig != NULL && ig->type == jbvBool && ig->val.boolean)
 				continue;
 		}
+		key = psprintf("belongs_tos[%d].evidence", i);
+		(void) cfg_get_string(p, b, "evidence", key, true);
 		key = psprintf("belongs_tos[%d].table_name", i);
+		if (cfg_get_bool(p, b, "proposed", psprintf("belongs_tos[%d].proposed", i)))
+		{
+			/* offered from evidence, not applied until a person accepts it */
+			JsonbValue *fk = cfg_json_get(b, "foreign_key");
+			char	   *pn = cfg_get_string(p, b, "table_name", key, true);
+
+			t->proposals = lappend(t->proposals,
+								   psprintf("%s -> %s",
+											fk && fk->type == jbvString ? cfg_json_string(fk) : psprintf("belongs_tos[%d]", i),
+											pn ? pn : "?"));
+			continue;
+		}
 		if (cfg_get_bool(p, b, "needs_table_decision",
 						 psprintf("belongs_tos[%d].needs_table_decision", i)) &&
 			cfg_get_string(p, b, "table_name", key, true) == NULL)

@@ -234,12 +234,12 @@ single_expression(List *raw)
 }
 
 /*
- * parse_quietly
+ * subset_parse_quietly
  *		The raw parse trees of sql, or NIL with *why set to the parser's
  *		message when it does not parse (the error is caught, not raised).
  */
-static List *
-parse_quietly(const char *sql, char **why)
+List *
+subset_parse_quietly(const char *sql, char **why)
 {
 	MemoryContext old = CurrentMemoryContext;
 	List	   *volatile raw = NIL;
@@ -272,7 +272,7 @@ void
 subset_check_order_by(SubsetTable *t, const char *key, const char *text)
 {
 	char	   *why;
-	List	   *raw = parse_quietly(psprintf("SELECT 1 ORDER BY %s\n", text), &why);
+	List	   *raw = subset_parse_quietly(psprintf("SELECT 1 ORDER BY %s\n", text), &why);
 
 	if (why != NULL || lone_select(raw, true) == NULL)
 		ereport(ERROR,
@@ -298,7 +298,7 @@ subset_check_fragment(const char *funcname, SubsetTable *t, const char *key,
 					  const char *fragment, bool is_filter)
 {
 	char	   *why;
-	List	   *raw = parse_quietly(psprintf("SELECT %s\n", fragment), &why);
+	List	   *raw = subset_parse_quietly(psprintf("SELECT %s\n", fragment), &why);
 
 	if (why != NULL || !single_expression(raw))
 		ereport(ERROR,

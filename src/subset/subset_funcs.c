@@ -169,7 +169,7 @@ exwiw_config_from_catalog(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_SCHEMA_NAME),
 				 errmsg("schema \"%s\" does not exist", schema)));
-	PG_RETURN_JSONB_P(subset_catalog_config(nspid));
+	PG_RETURN_JSONB_P(subset_catalog_config(nspid, true));
 }
 
 /*

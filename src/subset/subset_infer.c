@@ -52,12 +52,12 @@
 #include "utils/rel.h"
 
 /*
- * plural
+ * subset_plural
  *		The English plural of a Rails model's singular table-name stem, as
  *		ActiveSupport's inflector forms it for the common cases.
  */
-static char *
-plural(const char *s)
+char *
+subset_plural(const char *s)
 {
 	static const char *const irregular[][2] = {
 		{"person", "people"}, {"child", "children"}, {"man", "men"},
@@ -151,12 +151,12 @@ find_table(SubsetCatTable *tables, int n, const char *name, int near)
 }
 
 /*
- * single_key
+ * subset_single_key
  *		The one primary key column of table relid and its type; NULL when
  *		its primary key is not one column.
  */
-static char *
-single_key(Oid relid, Oid *typid)
+char *
+subset_single_key(Oid relid, Oid *typid)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	Oid			pkoid = exwiw_primary_key_index(rel);
@@ -183,13 +183,13 @@ single_key(Oid relid, Oid *typid)
 }
 
 /*
- * same_key_type
+ * subset_same_key_type
  *		Can a column of type a hold the keys of a column of type b?  The
  *		same type, or two integer types (Rails made references bigint in
  *		5.1; older tables keep integer keys).
  */
-static bool
-same_key_type(Oid a, Oid b)
+bool
+subset_same_key_type(Oid a, Oid b)
 {
 	if (a == b)
 		return true;
@@ -198,12 +198,12 @@ same_key_type(Oid a, Oid b)
 }
 
 /*
- * covered
+ * subset_fk_covers
  *		Is column col of table relid a column of one of its foreign keys in
  *		fks (declared, or inferred so far)?
  */
-static bool
-covered(List *fks, Oid relid, const char *col)
+bool
+subset_fk_covers(List *fks, Oid relid, const char *col)
 {
 	ListCell   *lc;
 
@@ -250,13 +250,13 @@ declared_meaning(List *fks, Oid relid, const char *col)
 }
 
 /*
- * new_fk
+ * subset_infer_new_fk
  *		An inferred one-column foreign key, child.col -> parent.ref (parent
  *		InvalidOid and ref NULL: an arm whose table is not known yet).
  */
-static SubsetCatalogFk *
-new_fk(Oid child, Oid parent, const char *col, const char *ref,
-	   const char *why)
+SubsetCatalogFk *
+subset_infer_new_fk(Oid child, Oid parent, const char *col, const char *ref,
+					const char *why)
 {
 	SubsetCatalogFk *fk = palloc0(sizeof(SubsetCatalogFk));
 
@@ -321,18 +321,18 @@ class_table(SubsetCatTable *tables, int n, const char *cls, int near)
 	char	   *u = underscore(cls);
 	int			i;
 
-	if ((i = find_table(tables, n, plural(u), near)) >= 0)
+	if ((i = find_table(tables, n, subset_plural(u), near)) >= 0)
 		return i;
 	if (strstr(cls, "::") != NULL)
 	{
 		const char *tail = strrchr(cls, ':') + 1;
 		char	   *head = pnstrdup(cls, strstr(cls, "::") - cls);
 
-		if ((i = find_table(tables, n, plural(underscore(tail)), near)) >= 0)
+		if ((i = find_table(tables, n, subset_plural(underscore(tail)), near)) >= 0)
 			return i;
 		head = underscore(head);
 		if ((i = find_table(tables, n, head, near)) >= 0 ||
-			(i = find_table(tables, n, plural(head), near)) >= 0)
+			(i = find_table(tables, n, subset_plural(head), near)) >= 0)
 			return i;
 	}
 	return -1;
@@ -354,8 +354,8 @@ static SubsetCatalogFk *
 unmapped_arm(SubsetCatTable *tables, int n, int ti, const char *col,
 			 const char *cls, int pi)
 {
-	SubsetCatalogFk *fk = new_fk(tables[ti].relid, InvalidOid, col, NULL,
-								 "a polymorphic pair of columns (Rails), arms from the values of the type column");
+	SubsetCatalogFk *fk = subset_infer_new_fk(tables[ti].relid, InvalidOid, col, NULL,
+											  "a polymorphic pair of columns (Rails), arms from the values of the type column");
 	int			cand = -1;
 
 	if (pi >= 0)
@@ -404,7 +404,7 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 		CHECK_FOR_INTERRUPTS();
 		/* a primary key "<x>_id" is one too: a one-to-one table */
 		if (att->attisdropped || len <= 3 || strcmp(col + len - 3, "_id") != 0 ||
-			covered(fks, relid, col))
+			subset_fk_covers(fks, relid, col))
 			continue;
 		stem = pnstrdup(col, len - 3);
 		type_col = psprintf("%s_type", stem);
@@ -420,10 +420,10 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 				SubsetCatalogFk *fk;
 
 				pi = class_table(tables, n, v, ti);
-				if (pi >= 0 && (ref = single_key(tables[pi].relid, &rt)) != NULL &&
-					same_key_type(att->atttypid, rt))
-					fk = new_fk(relid, tables[pi].relid, col, ref,
-								"a polymorphic pair of columns (Rails), arms from the values of the type column");
+				if (pi >= 0 && (ref = subset_single_key(tables[pi].relid, &rt)) != NULL &&
+					subset_same_key_type(att->atttypid, rt))
+					fk = subset_infer_new_fk(relid, tables[pi].relid, col, ref,
+											 "a polymorphic pair of columns (Rails), arms from the values of the type column");
 				else
 					fk = unmapped_arm(tables, n, ti, col, v, pi);
 				fk->type_col = type_col;
@@ -432,16 +432,16 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			}
 			continue;
 		}
-		pi = find_table(tables, n, plural(stem), ti);
+		pi = find_table(tables, n, subset_plural(stem), ti);
 		if (pi >= 0 && tables[pi].relid != relid)
 		{
 			Oid			rt;
-			char	   *ref = single_key(tables[pi].relid, &rt);
+			char	   *ref = subset_single_key(tables[pi].relid, &rt);
 
-			if (ref != NULL && same_key_type(att->atttypid, rt))
+			if (ref != NULL && subset_same_key_type(att->atttypid, rt))
 			{
-				out = lappend(out, new_fk(relid, tables[pi].relid, col, ref,
-										  "a column named as Rails names a key of that table"));
+				out = lappend(out, subset_infer_new_fk(relid, tables[pi].relid, col, ref,
+													   "a column named as Rails names a key of that table"));
 				continue;
 			}
 		}
@@ -450,9 +450,9 @@ infer_columns(SubsetCatTable *tables, int n, int ti, List *fks)
 			SubsetCatalogFk *like = declared_meaning(fks, relid, col);
 
 			if (like != NULL && like->parent != relid &&
-				same_key_type(att->atttypid, get_atttype(like->child, get_attnum(like->child, col))))
-				out = lappend(out, new_fk(relid, like->parent, col, like->ref[0],
-										  psprintf("other tables' foreign keys named \"%s\" all reference that table", col)));
+				subset_same_key_type(att->atttypid, get_atttype(like->child, get_attnum(like->child, col))))
+				out = lappend(out, subset_infer_new_fk(relid, like->parent, col, like->ref[0],
+													   psprintf("other tables' foreign keys named \"%s\" all reference that table", col)));
 		}
 	}
 	relation_close(rel, AccessShareLock);
@@ -510,8 +510,8 @@ inherited(SubsetCatTable *tables, int ti, List *fks)
 			int			k;
 			bool		has = true;
 
-			if (fk->child != parent || covered(fks, relid, fk->fk[0]) ||
-				covered(out, relid, fk->fk[0]))
+			if (fk->child != parent || subset_fk_covers(fks, relid, fk->fk[0]) ||
+				subset_fk_covers(out, relid, fk->fk[0]))
 				continue;
 			for (k = 0; k < fk->n; k++)
 				has &= (get_attnum(relid, fk->fk[k]) != InvalidAttrNumber);

@@ -1019,21 +1019,31 @@ subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 	StringInfoData cols,
 				tables,
 				arms,
+				props,
 				detail,
 				hint;
 	ListCell   *lc;
 	int			ncols,
 				ntables = list_length(plan->undecided),
 				narms,
+				nprops,
 				kinds;
 
 	initStringInfo(&cols);
 	initStringInfo(&tables);
 	initStringInfo(&arms);
+	initStringInfo(&props);
 	ncols = subset_config_undecided_columns(plan->cfg, &cols);
 	narms = subset_config_undecided_arms(plan->cfg, &arms);
+	nprops = subset_config_proposals(plan->cfg, &props);
 	if (allow_undecided)
 	{
+		if (nprops > 0)
+			ereport(WARNING,
+					(errmsg_plural("%d proposed relation is not applied: %s",
+								   "%d proposed relations are not applied: %s",
+								   nprops, nprops, props.data),
+					 errhint("Accept a proposal by removing its \"proposed\" key, or reject it with \"ignore\": true.")));
 		if (narms > 0)
 			ereport(WARNING,
 					(errmsg("rows of %d polymorphic type%s that map%s to no table have no parent: %s",
@@ -1041,7 +1051,7 @@ subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 					 errhint("Name the table in the arm's \"table_name\", or set \"ignore\": true on the arm.")));
 		return;
 	}
-	kinds = (ncols > 0) + (ntables > 0) + (narms > 0);
+	kinds = (ncols > 0) + (ntables > 0) + (narms > 0) + (nprops > 0);
 	if (kinds == 0)
 		return;
 	foreach(lc, plan->undecided)
@@ -1068,11 +1078,19 @@ subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided)
 		appendStringInfo(&hint, "%sFor each type, name the table that holds its rows in the arm's \"table_name\", or set \"ignore\": true on the arm.",
 						 hint.len ? "\n" : "");
 	}
+	if (nprops > 0)
+	{
+		appendStringInfo(&detail, "%sRelations proposed from evidence: %s. A proposal is not applied until a person accepts it.",
+						 detail.len ? "\n" : "", props.data);
+		appendStringInfo(&hint, "%sFor each proposal, read its \"evidence\"; accept it by removing \"proposed\", or reject it with \"ignore\": true.",
+						 hint.len ? "\n" : "");
+	}
 	appendStringInfo(&hint, "\nallow_undecided => true exports without these decisions.");
-	if (kinds > 1)
+	if (kinds > 1 || nprops > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the config needs %d decisions", ncols + ntables + narms),
+				 errmsg_plural("the config needs %d decision", "the config needs %d decisions",
+							   ncols + ntables + narms + nprops, ncols + ntables + narms + nprops),
 				 errdetail_internal("%s", detail.data),
 				 errhint("%s", hint.data)));
 	else if (ncols > 0)

@@ -75,7 +75,7 @@ subset_mask_preview(Jsonb *config, const char *name, int32 nrows,
 	const char *fn = "exwiw_mask_preview";
 
 	if (config == NULL)
-		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema()));
+		cfg = subset_config_parse(fn, subset_catalog_config(subset_current_schema(), false));
 	else
 		cfg = subset_config_parse(fn, config);
 	t = &cfg->tables[preview_table(cfg, name)];

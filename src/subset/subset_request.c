@@ -194,7 +194,7 @@ subset_plan_from_args(const SubsetArgs *a, bool export)
 	bool		jsonl = export && a->format == EXWIW_FORMAT_JSONL;
 
 	if (a->config == NULL)
-		cfg = subset_config_parse(a->fn, subset_catalog_config(subset_current_schema()));
+		cfg = subset_config_parse(a->fn, subset_catalog_config(subset_current_schema(), false));
 	else
 		cfg = subset_config_parse(a->fn, a->config);
 	cfg->keep_cycle_values = jsonl;

@@ -455,13 +455,13 @@ subset_values_candidate(Oid typid)
 }
 
 /*
- * sample_blocks
+ * subset_values_blocks
  *		The blocks of rel's storage (of its partitions' for a partitioned
  *		table); -1 when a partition is not a heap table (a foreign table:
  *		TABLESAMPLE would read it remotely, or refuse).
  */
-static double
-sample_blocks(Relation rel)
+double
+subset_values_blocks(Relation rel)
 {
 	List	   *kids;
 	ListCell   *lc;
@@ -741,7 +741,7 @@ subset_values_secrets(Relation rel, const bool *want, char **unread)
 						   skipped.data);
 	if (n == 0)
 		return out;
-	blocks = sample_blocks(rel);
+	blocks = subset_values_blocks(rel);
 	if (blocks < 0)
 	{
 		*unread = "the values of its text and json columns were not sampled for secrets: a partition is not a heap table";
