@@ -21,6 +21,10 @@
 # - manifest.json: each file's rows, bytes and SHA-256, the snapshot and the
 #   run; exwiw verify passes on the export, fails on a changed byte, an
 #   added or a removed file; load refuses a changed directory.
+# - --max-rows, --max-bytes: over a limit, refused before anything is
+#   written (no directory, a directory there before untouched), the
+#   largest tables named; at the limit, the files hold the rows counted;
+#   bad values refused.
 use strict;
 use warnings FATAL => 'all';
 
@@ -306,6 +310,69 @@ for my $fmt (qw(insert copy jsonl))
 		'--since=ordered_at', '-o', "$work/never");
 	expect_error($work, '--since: an unknown column', q{--since: no table of the config exports a column "nope"},
 		@base, '--since=nope=1 day', '-o', "$work/never");
+}
+
+# --max-rows N, --max-bytes SIZE: the export's rows counted on its own
+# snapshot before anything is written; over a limit, nothing is written
+# (no directory, and a directory that was there keeps its files), the
+# largest tables named (issue 40, item 4)
+{
+	local $ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+	my @base = (
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided');
+	my ($rc, $out, $err) = run_cmd([ 'exwiw', 'explain', @base[ 1 .. $#base ], '--exact', '--format=json' ]);
+	is($rc, 0, 'explain --exact for the limits') or diag($err);
+	my $plan = eval { JSON::PP->new->decode($out) } // {};
+	my %rows = map { ($_->{table} => $_->{rows}) } @{ $plan->{tables} // [] };
+	my $total = 0;
+	$total += $_ for values %rows;
+	my ($largest) = sort { $rows{$b} <=> $rows{$a} || $a cmp $b } keys %rows;
+	ok($total > 1, "the shop's export has $total rows");
+
+	expect_error($work, '--max-rows below the rows: refused, nothing written',
+		"the export would write $total rows \\(about [^)]*\\), more than --max-rows=@{[ $total - 1 ]}; nothing was written",
+		@base, '--max-rows=' . ($total - 1), '-o', "$work/limited");
+	($rc, $out, $err) = run_cmd([ @base, '--max-rows=' . ($total - 1), '-o', "$work/limited" ]);
+	like($err, qr/^exwiw: detail: The largest tables: \Q$largest\E $rows{$largest} rows/m,
+		'--max-rows: names the largest tables, first the largest') or diag($err);
+	like($err, qr/^exwiw: hint: .*"limit", "sample" or "filter"/m, '--max-rows: says what to do');
+	ok(!-e "$work/limited", '--max-rows: no directory created');
+
+	# a directory that was there, replaced with --force: untouched
+	make_path("$work/kept");
+	write_file("$work/kept/insert-001-old.sql", "SELECT 1;\n");
+	($rc, $out, $err) = run_cmd([ @base, '--force', '--max-bytes=1B', '-o', "$work/kept" ]);
+	is($rc, 1, '--max-bytes=1B: refused');
+	like($err, qr/^exwiw: error: the export would write about .*, more than --max-bytes=1 bytes; nothing was written/m,
+		'--max-bytes: says so') or diag($err);
+	is(join(' ', dir_entries("$work/kept")), 'insert-001-old.sql',
+		'--max-bytes: the directory there before keeps its files, and gets none');
+	is(join(' ', temporaries()), '', '--max-rows, --max-bytes: no temporary directory left');
+
+	# at the limit: the export, whose rows are the counts
+	($rc, $out, $err) = run_cmd([ @base, "--max-rows=$total", '--max-bytes=1GB', '-o', "$work/limited" ]);
+	is($rc, 0, '--max-rows at the rows, --max-bytes above: the export') or diag($err);
+	my $m = eval { JSON::PP->new->decode(slurp("$work/limited/manifest.json")) } // {};
+	my %written = map { ($_->{table} => $_->{rows}) } grep { $_->{name} =~ /^insert-/ } @{ $m->{files} // [] };
+	is_deeply(\%written, \%rows, '--max-rows: the files hold the rows counted, table by table');
+	run_ok([ 'exwiw', 'verify', "$work/limited" ], '--max-rows: the export verifies');
+	run_ok([ @base, '--force', '--max-bytes=0.5 GB', '-j', '2', '-o', "$work/limited" ],
+		'--max-bytes with a fraction and a space, -j 2');
+
+	# bad values
+	for my $bad ([ '--max-rows=0', '--max-rows must be a positive integer \\(got 0\\)' ],
+		[ '--max-rows=-3', '--max-rows must be a positive integer \\(got -3\\)' ],
+		[ '--max-rows=many', 'invalid argument: --max-rows=many \\(an integer is expected\\)' ],
+		[ '--max-bytes=0', '--max-bytes must be at least 1 byte \\(got "0"\\)' ],
+		[ '--max-bytes=-1GB', 'invalid --max-bytes "-1GB": a size is a positive number with a unit' ],
+		[ '--max-bytes=2XB', 'invalid --max-bytes "2XB": unknown unit "XB" \\(valid units are bytes, B, kB, MB, GB, TB and PB\\)' ],
+		[ '--max-bytes=GB', 'invalid --max-bytes "GB": a size is a positive number' ])
+	{
+		expect_error($work, "$bad->[0]: refused", $bad->[1], @base, $bad->[0], '-o', "$work/never");
+	}
+	expect_error($work, '--max-rows with explain: refused', '--max-rows and --max-bytes apply to export only',
+		'exwiw', 'explain', @base[ 1 .. $#base ], '--max-rows=5');
 }
 
 # --with-schema: the schema file loads twice, then the data
