@@ -529,7 +529,10 @@ extern void manifest_add_rows(Manifest *m, const char *name, long rows);
 extern void manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 						   const SchemaConfig *cfg, const char *config_text,
 						   const char *ids_text);
-extern bool manifest_verify(const char *dir, bool *found, int *nchecked);
+extern bool manifest_verify(const char *dir, bool *found, int *nchecked,
+							int *nkeys);
+extern bool verify_foreign_keys(const char *dir, const JsonValue *top,
+								int *nchecked);
 extern int	run_verify(CliOptions *opts);
 
 /* file_writer.c: -Z, a file's bytes compressed as they are written */

@@ -20,7 +20,8 @@
 #   plain export's once decompressed, -j 1 and -j 2.
 # - manifest.json: each file's rows, bytes and SHA-256, the snapshot and the
 #   run; exwiw verify passes on the export, fails on a changed byte, an
-#   added or a removed file; load refuses a changed directory.
+#   added or a removed file, and on a row whose foreign key points outside
+#   the export (INSERT and COPY); load refuses a changed directory.
 # - --max-rows, --max-bytes: over a limit, refused before anything is
 #   written (no directory, a directory there before untouched), the
 #   largest tables named; at the limit, the files hold the rows counted;
@@ -275,6 +276,37 @@ for my $fmt (qw(insert copy jsonl))
 	like($verr, qr/\Q$first\E: listed in manifest\.json, but could not open/, 'verify: a removed file fails');
 	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', "$work/recipe" ]);
 	like($verr, qr/has no manifest\.json/, 'verify: a directory without a manifest');
+
+	# the foreign keys inside the export: a parent row taken out of its
+	# file, the manifest's digest made to match, fails on the rows that
+	# point to it, named (INSERT and COPY files)
+	for my $fmt ('insert', 'copy')
+	{
+		my $fk = "$work/fk-$fmt";
+		run_ok([ @base, "--output-format=$fmt", '-o', $fk ], "verify's foreign keys: the $fmt export");
+		($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $fk ]);
+		is($vrc, 0, "verify: the $fmt export's foreign keys resolve inside it") or diag($verr);
+		like($verr, qr/and ([1-9]\d*) foreign keys inside it/, "verify: $fmt: says how many keys it checked");
+		my $fm = JSON::PP->new->decode(slurp("$fk/manifest.json"));
+		ok((grep { $_->{constraint} eq 'orders_shop_id_fkey' && $_->{references} eq 'shops' }
+			  @{ $fm->{foreign_keys} // [] }), "manifest.json: $fmt: the foreign keys inside the export");
+		my ($entry) = grep { $_->{name} =~ /^insert-\d+-shops\.sql\z/ } @{ $fm->{files} };
+		my $text = slurp("$fk/$entry->{name}");
+		# shop 1's row: a tuple line of the INSERT, a data line of the COPY
+		my $gone = $fmt eq 'insert' ? $text =~ s/^\('1', [^\n]*\n//m : $text =~ s/^1\t[^\n]*\n//m;
+		ok($gone, "verify: $fmt: shop 1's row taken out of $entry->{name}");
+		write_file("$fk/$entry->{name}", $text);
+		$entry->{bytes} = length($text);
+		$entry->{sha256} = Digest::SHA::sha256_hex($text);
+		write_file("$fk/manifest.json", JSON::PP->new->pretty->encode($fm));
+		($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $fk ]);
+		is($vrc, 1, "verify: $fmt: a row whose parent is not in the export fails");
+		like($verr, qr/^exwiw: error: insert-\d+-orders\.sql, line \d+: a row of orders whose foreign key orders_shop_id_fkey \(shop_id = '?1'?\) points outside the export: no row of shops has it/m,
+			"verify: $fmt: names the row, the constraint and the key") or diag($verr);
+		unlike($verr, qr/SHA-256/, "verify: $fmt: the files are the manifest's (only the key check fails)");
+		($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'load', '--dbname=cli_load', $fk ]);
+		is($vrc, 1, "load: $fmt: refuses an export whose keys point outside it");
+	}
 
 	my ($rc, $out, $err) = run_cmd([ @base, '-Zbrotli', '-o', "$work/z-bad" ]);
 	isnt($rc, 0, '-Z with an unknown method: refused');
