@@ -479,7 +479,8 @@ typedef struct ProgressFile
 	char	   *table;
 	char	   *file_name;		/* known when it starts */
 	double		est_rows;		/* < 0: unknown */
-	bool		exact;			/* est_rows counted (--max-rows), not estimated */
+	bool		exact;			/* est_rows counted (--max-rows), not
+								 * estimated */
 	double		est_bytes;		/* weight for the overall bar */
 	long		rows;
 	long		bytes;
