@@ -6,6 +6,8 @@
 #                          output files go to $BENCH_OUT; OPTs are extra
 #                          postgresql.conf lines
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
+# bench_shops_1000         the 1,000-shop dataset (bench/shops_1000.sql) and
+#                          its catalog config in public.bench_cfg
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
 # ratio A B, mb KB         A / B and KB in MB, for the tables
@@ -23,6 +25,14 @@ bench_cluster() {
 	BENCH_OUT=$BENCH_WORK/out
 	mkdir -p "$BENCH_OUT"
 	chmod 777 "$BENCH_OUT"
+}
+
+bench_shops_1000() {
+	exwiw_log "loading 1,000 shops, 1M orders"
+	psql -X -q -v ON_ERROR_STOP=1 -f test/subset/fixture.sql >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -f bench/shops_1000.sql
+	psql -X -q -v ON_ERROR_STOP=1 -c "SET search_path = shop, public" \
+		-c "CREATE TABLE public.bench_cfg AS SELECT exwiw_config_from_catalog() AS cfg"
 }
 
 bench_fill_mixed() {

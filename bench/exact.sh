@@ -24,14 +24,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common.sh
 bench_cluster
-exwiw_log "loading 1,000 shops, 1M orders"
-psql -X -q -v ON_ERROR_STOP=1 -f test/subset/fixture.sql >/dev/null
-psql -X -q -v ON_ERROR_STOP=1 -f bench/shops_1000.sql
+bench_shops_1000
 psql -X -q -v ON_ERROR_STOP=1 -c "SET search_path = shop, public" \
-	-c "CREATE TABLE public.bench_cfg AS SELECT exwiw_config_from_catalog() AS cfg" \
-	-c "CREATE TABLE public.bench_limited AS SELECT (SELECT jsonb_agg(CASE WHEN t->>'name' = 'orders'
+	-c "CREATE TABLE public.bench_limited AS SELECT jsonb_set(cfg, '{tables}', (SELECT jsonb_agg(CASE WHEN t->>'name' = 'orders'
 	      THEN t || '{\"limit\": {\"rows\": 10, \"per\": \"shop_id\", \"order_by\": \"ordered_at DESC, id DESC\"}}' ELSE t END)
-	      FROM jsonb_array_elements(cfg) t) AS cfg FROM public.bench_cfg" \
+	      FROM jsonb_array_elements(cfg->'tables') t)) AS cfg FROM public.bench_cfg" \
 	-c "CREATE TABLE public.bench_ids AS SELECT array_agg(id::text ORDER BY id) AS ids FROM shop.shops"
 
 ids="(SELECT ids FROM public.bench_ids)"
