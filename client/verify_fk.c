@@ -111,25 +111,31 @@ split_idents(const char *list, int *n)
 /*
  * insert_tuples
  *		The rows of an INSERT statement's VALUES list, each to fn: the text
- *		after "VALUES", tuples of string literals ('...', quotes doubled),
+ *		after "VALUES" (looked for from after, the end of the column list),
+ *		tuples of string literals ('...', quotes doubled),
  *		NULL, or other tokens up to a comma or parenthesis at depth 0.
  */
 static void
-insert_tuples(const SqlStatement *st, char **names, int ncols, FkRowFn fn, void *arg)
+insert_tuples(const SqlStatement *st, const char *after, char **names, int ncols,
+			  FkRowFn fn, void *arg)
 {
-	const char *p = st->text;
+	const char *p;
 	const char *v = NULL;
 	FkRow		row;
 	int			line = st->line;
 
-	/* the VALUES keyword: after the column list, before any tuple */
+	/* the lines of the header, up to after the column list */
+	for (p = st->text; p < after; p++)
+		line += (*p == '\n');
+	/* the VALUES keyword (a word of its own), then the first tuple */
 	for (; *p; p++)
 	{
 		if (*p == '\n')
 			line++;
 		if (*p == '(' && v != NULL)
 			break;
-		if (pg_strncasecmp(p, "VALUES", 6) == 0 && (p[6] == '\n' || p[6] == ' '))
+		if (pg_strncasecmp(p, "VALUES", 6) == 0 && (p[6] == '\n' || p[6] == ' ') &&
+			(p[-1] == ' ' || p[-1] == '\n' || p[-1] == ')'))
 			v = p;
 	}
 	row.names = names;
@@ -302,6 +308,8 @@ read_rows(const char *path, FkRowFn fn, void *arg, char **error)
 			return false;
 		}
 		names = split_idents(columns, &ncols);
+		/* after the column list: its "(" follows the name, its ")" closes it */
+		end = strchr(end, '(') + 1 + strlen(columns) + 1;
 		if (st.is_copy_from_stdin)
 		{
 			CopyRows	c;
@@ -322,7 +330,7 @@ read_rows(const char *path, FkRowFn fn, void *arg, char **error)
 			pg_free(c.row.values);
 		}
 		else
-			insert_tuples(&st, names, ncols, fn, arg);
+			insert_tuples(&st, end, names, ncols, fn, arg);
 	}
 	if (r == SPLIT_ERROR)
 	{
