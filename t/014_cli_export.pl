@@ -21,7 +21,8 @@
 # - manifest.json: each file's rows, bytes and SHA-256, the snapshot and the
 #   run; exwiw verify passes on the export, fails on a changed byte, an
 #   added or a removed file, and on a row whose foreign key points outside
-#   the export (INSERT and COPY); load refuses a changed directory.
+#   the export (INSERT and COPY; a table named ..._values, a column named
+#   "values"); load refuses a changed directory.
 # - --max-rows, --max-bytes: over a limit, refused before anything is
 #   written (no directory, a directory there before untouched), the
 #   largest tables named; at the limit, the files hold the rows counted;
@@ -342,6 +343,39 @@ for my $fmt (qw(insert copy jsonl))
 		'--since=ordered_at', '-o', "$work/never");
 	expect_error($work, '--since: an unknown column', q{--since: no table of the config exports a column "nope"},
 		@base, '--since=nope=1 day', '-o', "$work/never");
+}
+
+# verify's INSERT reader: a table whose name ends in "values" (GitLab's
+# work_item_date_field_values) is not taken for the VALUES keyword
+{
+	$node->safe_psql('postgres', 'CREATE DATABASE cli_vals');
+	$node->safe_psql(
+		'cli_vals', q{
+CREATE TABLE list_values (id int PRIMARY KEY, "values" text);
+CREATE TABLE item_values (id int PRIMARY KEY, list_id int NOT NULL REFERENCES list_values, note text);
+INSERT INTO list_values VALUES (1, 'a (b), c'), (2, 'values (x)');
+INSERT INTO item_values VALUES (10, 1, 'x'), (11, 2, 'it''s (1, 2)'), (12, 2, NULL);
+});
+	run_ok([ 'exwiw', 'schema', 'generate', '--from-db', '--dbname=cli_vals', "--schema-dir=$work/vals-schema" ],
+		'verify, tables named ..._values: the config');
+	my @vals = ('exwiw', '--dbname=cli_vals', '--target-table=list_values', '--ids=1,2',
+		"--schema-dir=$work/vals-schema", '--allow-undecided', '-o', "$work/vals");
+	run_ok(\@vals, 'verify, tables named ..._values: the export');
+	my ($rc, $out, $err) = run_cmd([ 'exwiw', 'verify', "$work/vals" ]);
+	is($rc, 0, 'verify: tables named ..._values, a column named "values": the keys resolve') or diag($err);
+	like($err, qr/and 1 foreign key inside it/, 'verify: ..._values: the key is checked');
+	my $fm = JSON::PP->new->decode(slurp("$work/vals/manifest.json"));
+	my ($entry) = grep { $_->{name} =~ /^insert-\d+-list_values\.sql\z/ } @{ $fm->{files} };
+	my $text = slurp("$work/vals/$entry->{name}");
+	# list 2, the last tuple ("...);") or not
+	ok($text =~ s/,\n\('2', [^\n]*\);\n/;\n/ || $text =~ s/^\('2', [^\n]*\n//m, 'verify: ..._values: list 2 taken out');
+	write_file("$work/vals/$entry->{name}", $text);
+	$entry->{bytes} = length($text);
+	$entry->{sha256} = Digest::SHA::sha256_hex($text);
+	write_file("$work/vals/manifest.json", JSON::PP->new->pretty->encode($fm));
+	($rc, $out, $err) = run_cmd([ 'exwiw', 'verify', "$work/vals" ]);
+	my @named = $err =~ /^exwiw: error: insert-\d+-item_values\.sql, line (\d+): a row of item_values whose foreign key item_values_list_id_fkey \(list_id = '2'\)/mg;
+	is(scalar(@named), 2, 'verify: ..._values: both rows of list 2 named, no other') or diag($err);
 }
 
 # --max-rows N, --max-bytes SIZE: the export's rows counted on its own

@@ -447,21 +447,25 @@ PY
 		not_ok "$label: the load fails: $(head -c 600 "$work/err")"
 		return
 	fi
-	psql -X -At -F '|' -d gitlab_dst -v cutoff="$cutoff" >"$work/slices.txt" <<'SQL'
+	if ! psql -X -At -F '|' -v ON_ERROR_STOP=1 -d gitlab_dst -v cutoff="$cutoff" >"$work/slices.txt" 2>"$work/err" <<'SQL'
 SELECT 'issues', count(*), coalesce(max(n), 0) FROM (SELECT project_id, count(*) n FROM public.issues GROUP BY 1) s;
 SELECT 'events', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.events;
-SELECT 'ci_pipelines', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.ci_pipelines;
+SELECT 'p_ci_pipelines', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.p_ci_pipelines;
 SQL
+	then
+		not_ok "$label: the loaded rows cannot be counted: $(head -c 300 "$work/err")"
+		return
+	fi
 	local issues events pipelines
 	issues=$(grep '^issues|' "$work/slices.txt")
 	events=$(grep '^events|' "$work/slices.txt")
-	pipelines=$(grep '^ci_pipelines|' "$work/slices.txt")
+	pipelines=$(grep '^p_ci_pipelines|' "$work/slices.txt")
 	echo "$label: loaded (table|rows|most per project or rows before the cutoff): $issues $events $pipelines"
 	[ "$(echo "$issues" | cut -d'|' -f3)" -le 1 ] && [ "$(echo "$issues" | cut -d'|' -f2)" -gt 0 ] &&
 		ok "$label: issues: the newest per project, no more" ||
 		not_ok "$label: issues: not the newest per project: $issues"
 	# a row before the cutoff comes only as the parent of a kept row
-	echo "$label: rows before the cutoff (parents of kept rows): events $(echo "$events" | cut -d'|' -f3), ci_pipelines $(echo "$pipelines" | cut -d'|' -f3)"
+	echo "$label: rows before the cutoff (parents of kept rows): events $(echo "$events" | cut -d'|' -f3), p_ci_pipelines $(echo "$pipelines" | cut -d'|' -f3)"
 }
 
 t_all=$SECONDS
