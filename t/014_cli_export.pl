@@ -351,6 +351,7 @@ for my $fmt (qw(insert copy jsonl))
 	$node->safe_psql('postgres', 'CREATE DATABASE cli_vals');
 	$node->safe_psql(
 		'cli_vals', q{
+CREATE EXTENSION exwiw;
 CREATE TABLE list_values (id int PRIMARY KEY, "values" text);
 CREATE TABLE item_values (id int PRIMARY KEY, list_id int NOT NULL REFERENCES list_values, note text);
 INSERT INTO list_values VALUES (1, 'a (b), c'), (2, 'values (x)');
