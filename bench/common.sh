@@ -8,6 +8,8 @@
 # bench_cluster_reuse DIR PORT   build and install exwiw into DIR/inst and
 #                          (re)start the cluster an earlier run left in DIR
 # bench_fill_mixed N TABLE create TABLE with N rows of 8 mixed-type columns
+# bench_shops_1000         the 1,000-shop dataset (bench/shops_1000.sql) and
+#                          its catalog config in public.bench_cfg
 # bench_run NAME CMD...    run CMD, print wall time and the peak memory of
 #                          the backend serving it (found by application_name)
 # ratio A B, mb KB         A / B and KB in MB, for the tables
@@ -37,6 +39,14 @@ bench_cluster_reuse() {
 	EXWIW_CLUSTER_DIR=$dir
 	trap 'exwiw_cluster_stop' EXIT
 	PATH=$EXWIW_BIN:$PATH
+}
+
+bench_shops_1000() {
+	exwiw_log "loading 1,000 shops, 1M orders"
+	psql -X -q -v ON_ERROR_STOP=1 -f test/subset/fixture.sql >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -f bench/shops_1000.sql
+	psql -X -q -v ON_ERROR_STOP=1 -c "SET search_path = shop, public" \
+		-c "CREATE TABLE public.bench_cfg AS SELECT exwiw_config_from_catalog() AS cfg"
 }
 
 bench_fill_mixed() {

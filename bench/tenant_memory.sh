@@ -19,11 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common.sh
 bench_cluster
-exwiw_log "loading 1,000 shops, 1M orders"
-psql -X -q -v ON_ERROR_STOP=1 -f test/subset/fixture.sql >/dev/null
-psql -X -q -v ON_ERROR_STOP=1 -f bench/shops_1000.sql
-psql -X -q -v ON_ERROR_STOP=1 -c "SET search_path = shop, public" \
-	-c "CREATE TABLE public.bench_cfg AS SELECT exwiw_config_from_catalog() AS cfg"
+bench_shops_1000
 
 declare -A best_s best_kb
 rounds=${BENCH_ROUNDS:-3}

@@ -180,6 +180,8 @@ typedef struct CliOptions
 	bool		no_verify;		/* load --no-verify */
 	bool		exact;			/* explain --exact */
 	char	   *since;			/* --since COLUMN=WHEN */
+	long		max_rows;		/* export --max-rows, -1 unset */
+	int64		max_bytes;		/* export --max-bytes, -1 unset */
 	char	   *fail_on;		/* schema check: any | stale */
 	bool		from_db;
 	bool		with_schema;
@@ -483,6 +485,8 @@ typedef struct ProgressFile
 	char	   *table;
 	char	   *file_name;		/* known when it starts */
 	double		est_rows;		/* < 0: unknown */
+	bool		exact;			/* est_rows counted (--max-rows), not
+								 * estimated */
 	double		est_bytes;		/* weight for the overall bar */
 	long		rows;
 	long		bytes;
@@ -532,7 +536,10 @@ extern void manifest_add_rows(Manifest *m, const char *name, long rows);
 extern void manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 						   const SchemaConfig *cfg, const char *config_text,
 						   const char *ids_text);
-extern bool manifest_verify(const char *dir, bool *found, int *nchecked);
+extern bool manifest_verify(const char *dir, bool *found, int *nchecked,
+							int *nkeys);
+extern bool verify_foreign_keys(const char *dir, const JsonValue *top,
+								int *nchecked);
 extern int	run_verify(CliOptions *opts);
 
 /* file_writer.c: -Z, a file's bytes compressed as they are written */
@@ -664,6 +671,21 @@ extern pid_t pgdump_start(PGconn *conn, const char *dir,
 extern void pgdump_finish(pid_t pid, const char *dir, const char *out_name);
 extern char *ddl_postprocess(const char *dump, const char *const *left_out,
 							 char **stripped_extensions);
+
+/* limits.c: --max-rows, --max-bytes */
+typedef struct ExactCount
+{
+	int			seq;
+	char	   *table;
+	double		rows;			/* counted on the export's snapshot */
+	double		bytes;			/* estimated: rows times the plan's width */
+} ExactCount;
+
+extern bool parse_size(const char *value, const char *flag, int64 *bytes,
+					   char **error);
+extern ExactCount *exact_counts(PGconn *conn, const char *nsp,
+								const char *const *params, int *n);
+extern void check_limits(ExactCount *c, int n, long max_rows, int64 max_bytes);
 
 /* the export's SQL, shared by export.c and explain.c */
 extern const char *export_format_name(const CliOptions *opts);

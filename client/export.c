@@ -31,6 +31,11 @@
  * each file as files of at most N rows, insert-NNN-<table>.partK.sql, each
  * loading on its own.  Files are then dealt whole (never in parts).
  *
+ * --max-rows, --max-bytes: the files' rows are counted first, in the same
+ * transaction (limits.c), and the run stops before the directory is
+ * created when they exceed the limits; the progress display then shows
+ * the counts instead of the planner's estimates.
+ *
  * --with-schema: pg_dump --schema-only runs as a child, on the same
  * snapshot (--snapshot), while the data streams; its output is made
  * idempotent (ddl.c) into insert-000-schema.sql.
@@ -430,6 +435,8 @@ run_export(CliOptions *opts)
 	pid_t		pgdump_pid = 0;
 	int			i;
 	IdSpace    *def;
+	ExactCount *counts = NULL;	/* --max-rows, --max-bytes: each file's */
+	int			ncounts = 0;
 
 	/* everything that can be checked without the server, first */
 	cfg = schema_config_load(opts->schema_dir, true);
@@ -463,6 +470,16 @@ run_export(CliOptions *opts)
 	/* the Ruby client's delete files, but for --insert-only and JSON Lines */
 	params[8] = opts->insert_only || strcmp(export_format_name(opts), "jsonl") == 0 ?
 		"false" : "true";
+
+	/*
+	 * --max-rows, --max-bytes: the files' rows counted on this transaction's
+	 * snapshot, the export's, before the directory is touched
+	 */
+	if (opts->max_rows != -1 || opts->max_bytes != -1)
+	{
+		counts = exact_counts(conn0, nsp, params, &ncounts);
+		check_limits(counts, ncounts, opts->max_rows, opts->max_bytes);
+	}
 
 	if (jobs > 1 || opts->with_schema)
 	{
@@ -559,6 +576,20 @@ run_export(CliOptions *opts)
 			pfiles[i].table = plan->files[i].table;
 			pfiles[i].est_rows = plan->files[i].rows;
 			pfiles[i].est_bytes = plan->files[i].cost;
+			/* the exact rows, when counted (a file not counted has none) */
+			if (counts != NULL)
+			{
+				int			k;
+
+				pfiles[i].est_rows = 0;
+				pfiles[i].exact = true;
+				for (k = 0; k < ncounts; k++)
+					if (counts[k].seq == pfiles[i].seq)
+					{
+						pfiles[i].est_rows = counts[k].rows;
+						pfiles[i].est_bytes = counts[k].bytes;
+					}
+			}
 		}
 	}
 	run.progress = progress_start(pfiles, nfiles, show_progress, summary);

@@ -14,7 +14,7 @@ _exwiw_options() {
 	--after-insert-hook= --quiet --insert-only --analyze --verbose --from-db
 	--fail-on= --log-level= --help --version --uri= --target-collection=
 	--ids-field= --mongodb-query-timeout-ms= --single-transaction --commit-each-file --refresh
-	--on-conflict= --no-verify --exact --since= --config-dir= --cursor-parallel"
+	--on-conflict= --no-verify --exact --since= --max-rows= --max-bytes= --config-dir= --cursor-parallel"
 }
 
 # _exwiw_values OPTION CUR: complete the value of OPTION.

@@ -824,15 +824,17 @@ run_load(CliOptions *opts)
 	if (!opts->no_verify)
 	{
 		bool		found;
-		int			nchecked;
+		int			nchecked,
+					nkeys;
 
-		if (!manifest_verify(opts->load_dir, &found, &nchecked))
+		if (!manifest_verify(opts->load_dir, &found, &nchecked, &nkeys))
 		{
 			pg_log_error_hint("The directory is not what the export wrote: export it again, or load it as it is with --no-verify.");
 			return 1;
 		}
 		if (found)
-			pg_log_debug("verified %d files against manifest.json", nchecked);
+			pg_log_debug("verified %d files against manifest.json, and %d foreign keys inside it",
+						 nchecked, nkeys);
 	}
 	run.files = list_files(opts->load_dir, opts->refresh, &nfiles, &ndeletes);
 	run.nfiles = nfiles;

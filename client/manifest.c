@@ -13,6 +13,8 @@
  *	 "database": ..., "target_table": ..., "ids": [...], "format": ...,
  *	 "compress": ..., "config_sha256": ...,
  *	 "files": [{"name", "table", "rows", "bytes", "sha256"}, ...],
+ *	 "foreign_keys": [{"constraint", "table", "columns", "references",
+ *					   "ref_columns"}, ...],
  *	 "masks": [{"table", "column", "mask"}, ...],
  *	 "decisions": [{"table", "decision", "reason"}, ...]}
  *
@@ -28,7 +30,10 @@
  * verify reads the manifest, and checks that every file it lists is there
  * with its size and digest, and that the directory holds no other file an
  * export writes (insert-*, delete-*): a changed byte, a missing file or a
- * file slipped in fails, each named.  exwiw load verifies first when the
+ * file slipped in fails, each named.  Then every foreign key whose both
+ * tables have files ("foreign_keys", read from the catalog on the export's
+ * snapshot) must resolve inside the directory (verify_fk.c): a row that
+ * points outside is named.  exwiw load verifies first when the
  * directory has a manifest (--no-verify: not).
  *
  *-------------------------------------------------------------------------
@@ -297,6 +302,68 @@ str_or_null(const char *s)
 }
 
 /*
+ * foreign_keys
+ *		The foreign keys whose both tables have files among files, for
+ *		verify (verify_fk.c): [{"constraint", "table", "columns",
+ *		"references", "ref_columns"}], read on conn (the export's snapshot),
+ *		tables named as the config names them (subset_catalog.c's
+ *		config_name: bare when visible in the current schema), partitions
+ *		by their root (a partition's clone of its root's key is its root's).
+ */
+static JsonValue *
+foreign_keys(PGconn *conn, const JsonValue *files)
+{
+	JsonValue  *fks = json_new(JV_ARRAY, NULL);
+	JsonValue  *tables = json_new(JV_ARRAY, NULL);
+	StringInfoData list;
+	const char *params[1];
+	PGresult   *res;
+	char	   *err;
+	int			i;
+
+	for (i = 0; i < files->n; i++)
+	{
+		JsonValue  *t = json_get(files->items[i], "table");
+
+		if (t != NULL && t->kind == JV_STRING)
+			json_append(tables, json_copy(t));
+	}
+	initStringInfo(&list);
+	json_print_compact(&list, tables);
+	params[0] = list.data;
+	res = exec_params_checked(conn,
+							  "WITH n AS (SELECT c.oid, CASE WHEN c.relnamespace OPERATOR(pg_catalog.=) "
+							  "    (SELECT s.oid FROM pg_catalog.pg_namespace s WHERE s.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()) "
+							  "    AND pg_catalog.pg_table_is_visible(c.oid) THEN c.relname::pg_catalog.text "
+							  "    ELSE s.nspname::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) c.relname::pg_catalog.text END AS name "
+							  "  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid OPERATOR(pg_catalog.=) c.relnamespace), "
+							  "f AS (SELECT t.name FROM pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb) t(name)) "
+							  "SELECT pg_catalog.json_build_object('constraint', k.conname, 'table', ch.name, "
+							  "  'columns', (SELECT pg_catalog.json_agg(a.attname ORDER BY u.i) FROM pg_catalog.unnest(k.conkey) WITH ORDINALITY u(n, i) "
+							  "     JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) k.conrelid AND a.attnum OPERATOR(pg_catalog.=) u.n), "
+							  "  'references', pa.name, "
+							  "  'ref_columns', (SELECT pg_catalog.json_agg(a.attname ORDER BY u.i) FROM pg_catalog.unnest(k.confkey) WITH ORDINALITY u(n, i) "
+							  "     JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) k.confrelid AND a.attnum OPERATOR(pg_catalog.=) u.n))::pg_catalog.text "
+							  "FROM pg_catalog.pg_constraint k "
+							  "JOIN n ch ON ch.oid OPERATOR(pg_catalog.=) k.conrelid JOIN n pa ON pa.oid OPERATOR(pg_catalog.=) k.confrelid "
+							  "WHERE k.contype OPERATOR(pg_catalog.=) 'f' AND k.conparentid OPERATOR(pg_catalog.=) 0 "
+							  "AND ch.name IN (SELECT f.name FROM f) AND pa.name IN (SELECT f.name FROM f) "
+							  "ORDER BY ch.name, k.conname",
+							  1, params, "reading the export's foreign keys for manifest.json");
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		JsonValue  *fk = json_parse(PQgetvalue(res, i, 0), strlen(PQgetvalue(res, i, 0)), &err);
+
+		if (fk == NULL)
+			pg_fatal("could not read a foreign key: %s", err);
+		json_append(fks, fk);
+	}
+	PQclear(res);
+	pg_free(list.data);
+	return fks;
+}
+
+/*
  * manifest_write
  *		Write manifest.json into the output's temporary directory, once
  *		every file is complete: the export's snapshot and server facts read
@@ -379,6 +446,7 @@ manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 		json_append(files, f);
 	}
 	json_set(top, "files", files);
+	json_set(top, "foreign_keys", foreign_keys(conn, files));
 
 	/* the config's masks (their kinds) and decisions, table by table */
 	for (i = 0; i < cfg->ntables; i++)
@@ -451,13 +519,15 @@ manifest_write(Manifest *m, PGconn *conn, const CliOptions *opts,
 /*
  * manifest_verify
  *		Check directory dir against its manifest.json: every file listed,
- *		with its bytes and SHA-256, and no other insert-/delete- file.
+ *		with its bytes and SHA-256, and no other insert-/delete- file; then
+ *		that its foreign keys resolve inside it (verify_fk.c; *nkeys: the
+ *		keys checked).
  *		Reports each difference as an error; returns whether there was
  *		none.  *found says whether dir has a manifest at all (none: true,
  *		nothing checked).
  */
 bool
-manifest_verify(const char *dir, bool *found, int *nchecked)
+manifest_verify(const char *dir, bool *found, int *nchecked, int *nkeys)
 {
 	char	   *path = psprintf("%s/%s", dir, MANIFEST_NAME);
 	size_t		len;
@@ -474,6 +544,7 @@ manifest_verify(const char *dir, bool *found, int *nchecked)
 	bool	   *listed;
 
 	*nchecked = 0;
+	*nkeys = 0;
 	*found = (access(path, F_OK) == 0);
 	if (!*found)
 		return true;
@@ -535,6 +606,9 @@ manifest_verify(const char *dir, bool *found, int *nchecked)
 			bad++;
 		}
 	close(dirfd);
+	/* the files are the export's: their foreign keys, inside it */
+	if (bad == 0 && !verify_foreign_keys(dir, top, nkeys))
+		bad++;
 	return bad == 0;
 }
 
@@ -546,9 +620,10 @@ int
 run_verify(CliOptions *opts)
 {
 	bool		found;
-	int			n;
+	int			n,
+				nkeys;
 
-	if (!manifest_verify(opts->load_dir, &found, &n))
+	if (!manifest_verify(opts->load_dir, &found, &n, &nkeys))
 	{
 		pg_log_error_hint("The directory is not what the export wrote; export it again.");
 		return 1;
@@ -560,6 +635,7 @@ run_verify(CliOptions *opts)
 		return 1;
 	}
 	if (!opts->quiet)
-		fprintf(stderr, "exwiw: verified %d files of %s against manifest.json\n", n, opts->load_dir);
+		fprintf(stderr, "exwiw: verified %d files of %s against manifest.json, and %d foreign key%s inside it\n",
+				n, opts->load_dir, nkeys, nkeys == 1 ? "" : "s");
 	return 0;
 }

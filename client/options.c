@@ -63,6 +63,8 @@ enum
 	OPT_NO_VERIFY,
 	OPT_EXACT,
 	OPT_SINCE,
+	OPT_MAX_ROWS,
+	OPT_MAX_BYTES,
 	OPT_ANALYZE,
 	OPT_TABLE,
 	OPT_QUERY,
@@ -118,6 +120,8 @@ static const struct option long_options[] = {
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"exact", no_argument, NULL, OPT_EXACT},
 	{"since", required_argument, NULL, OPT_SINCE},
+	{"max-rows", required_argument, NULL, OPT_MAX_ROWS},
+	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
 	{"table", required_argument, NULL, OPT_TABLE},
 	{"query", required_argument, NULL, OPT_QUERY},
 	{"format", required_argument, NULL, OPT_FORMAT},
@@ -237,6 +241,9 @@ usage_export(void)
 		   "        --since=COLUMN=WHEN          Every table with COLUMN (not the target) keeps\n"
 		   "                                     its rows of COLUMN >= WHEN, a timestamp or now\n"
 		   "                                     less an interval (created_at=\"90 days\")\n"
+		   "        --max-rows=N                 Count the export's rows first, on its snapshot,\n"
+		   "                                     and write nothing when they are more than N\n"
+		   "        --max-bytes=SIZE             The same for its estimated size (500MB, 2GB)\n"
 		   "        --split-rows=N               Write each table as part files of at most N\n"
 		   "                                     rows, insert-NNN-<table>.partK.sql (.jsonl),\n"
 		   "                                     each loading on its own (setval in the last)\n"
@@ -700,6 +707,8 @@ parse_options(int argc, char **argv, CliOptions *opts)
 	opts->command = CMD_EXPORT;
 	opts->jobs = -1;
 	opts->split_rows = -1;
+	opts->max_rows = -1;
+	opts->max_bytes = -1;
 	opts->rows_per_file = -1;
 	opts->preview_rows = -1;
 
@@ -894,6 +903,28 @@ parse_options(int argc, char **argv, CliOptions *opts)
 				}
 				opts->since = pg_strdup(optarg);
 				break;
+			case OPT_MAX_ROWS:
+				if (!help)
+				{
+					opts->max_rows = parse_int_option(optarg, "--max-rows");
+					if (opts->max_rows < 1)
+					{
+						pg_log_error("--max-rows must be a positive integer (got %ld)", opts->max_rows);
+						exit(1);
+					}
+				}
+				break;
+			case OPT_MAX_BYTES:
+				{
+					char	   *err;
+
+					if (!help && !parse_size(optarg, "--max-bytes", &opts->max_bytes, &err))
+					{
+						pg_log_error("%s", err);
+						exit(1);
+					}
+					break;
+				}
 			case OPT_ON_CONFLICT:
 				opts->on_conflict_text = pg_strdup(optarg);
 				break;
@@ -1391,6 +1422,12 @@ check_options(CliOptions *opts)
 	if (opts->since && opts->command != CMD_EXPORT && opts->command != CMD_EXPLAIN)
 	{
 		pg_log_error("--since applies to export and explain only");
+		exit(1);
+	}
+	if ((opts->max_rows != -1 || opts->max_bytes != -1) && opts->command != CMD_EXPORT)
+	{
+		pg_log_error("--max-rows and --max-bytes apply to export only");
+		pg_log_error_hint("exwiw explain --exact prints the rows an export would write.");
 		exit(1);
 	}
 	if (opts->compress_given && opts->command != CMD_EXPORT && opts->command != CMD_DUMP)

@@ -97,12 +97,14 @@ format_count(char *buf, size_t len, double n)
 
 /*
  * format_estimate
- *		~1.2M, ~45k, ~812.
+ *		~1.2M, ~45k, ~812; a count that is exact, in full: 1,234,567.
  */
 static void
-format_estimate(char *buf, size_t len, double n)
+format_estimate(char *buf, size_t len, double n, bool exact)
 {
-	if (n < 0)
+	if (exact)
+		format_count(buf, len, n);
+	else if (n < 0)
 		snprintf(buf, len, "?");
 	else if (n >= 1e6)
 		snprintf(buf, len, "~%.1fM", n / 1e6);
@@ -290,7 +292,7 @@ file_line(char *buf, size_t len, const ProgressFile *f, double now)
 		snprintf(label, sizeof(label), "#%d %s", f->seq, f->table);
 
 	format_count(rows, sizeof(rows), f->rows);
-	format_estimate(est, sizeof(est), f->est_rows);
+	format_estimate(est, sizeof(est), f->est_rows, f->exact);
 	format_bytes(bytes, sizeof(bytes), f->bytes);
 	format_bytes(rate, sizeof(rate), secs > 0.001 ? f->bytes / secs : 0);
 	if (f->state == 2)

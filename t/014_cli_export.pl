@@ -20,7 +20,13 @@
 #   plain export's once decompressed, -j 1 and -j 2.
 # - manifest.json: each file's rows, bytes and SHA-256, the snapshot and the
 #   run; exwiw verify passes on the export, fails on a changed byte, an
-#   added or a removed file; load refuses a changed directory.
+#   added or a removed file, and on a row whose foreign key points outside
+#   the export (INSERT and COPY; a table named ..._values, a column named
+#   "values"); load refuses a changed directory.
+# - --max-rows, --max-bytes: over a limit, refused before anything is
+#   written (no directory, a directory there before untouched), the
+#   largest tables named; at the limit, the files hold the rows counted;
+#   bad values refused.
 use strict;
 use warnings FATAL => 'all';
 
@@ -272,6 +278,37 @@ for my $fmt (qw(insert copy jsonl))
 	($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', "$work/recipe" ]);
 	like($verr, qr/has no manifest\.json/, 'verify: a directory without a manifest');
 
+	# the foreign keys inside the export: a parent row taken out of its
+	# file, the manifest's digest made to match, fails on the rows that
+	# point to it, named (INSERT and COPY files)
+	for my $fmt ('insert', 'copy')
+	{
+		my $fk = "$work/fk-$fmt";
+		run_ok([ @base, "--output-format=$fmt", '-o', $fk ], "verify's foreign keys: the $fmt export");
+		($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $fk ]);
+		is($vrc, 0, "verify: the $fmt export's foreign keys resolve inside it") or diag($verr);
+		like($verr, qr/and ([1-9]\d*) foreign keys inside it/, "verify: $fmt: says how many keys it checked");
+		my $fm = JSON::PP->new->decode(slurp("$fk/manifest.json"));
+		ok((grep { $_->{constraint} eq 'orders_shop_id_fkey' && $_->{references} eq 'shops' }
+			  @{ $fm->{foreign_keys} // [] }), "manifest.json: $fmt: the foreign keys inside the export");
+		my ($entry) = grep { $_->{name} =~ /^insert-\d+-shops\.sql\z/ } @{ $fm->{files} };
+		my $text = slurp("$fk/$entry->{name}");
+		# shop 1's row: a tuple line of the INSERT, a data line of the COPY
+		my $gone = $fmt eq 'insert' ? $text =~ s/^\('1', [^\n]*\n//m : $text =~ s/^1\t[^\n]*\n//m;
+		ok($gone, "verify: $fmt: shop 1's row taken out of $entry->{name}");
+		write_file("$fk/$entry->{name}", $text);
+		$entry->{bytes} = length($text);
+		$entry->{sha256} = Digest::SHA::sha256_hex($text);
+		write_file("$fk/manifest.json", JSON::PP->new->pretty->encode($fm));
+		($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'verify', $fk ]);
+		is($vrc, 1, "verify: $fmt: a row whose parent is not in the export fails");
+		like($verr, qr/^exwiw: error: insert-\d+-orders\.sql, line \d+: a row of orders whose foreign key orders_shop_id_fkey \(shop_id = '?1'?\) points outside the export: no row of shops has it/m,
+			"verify: $fmt: names the row, the constraint and the key") or diag($verr);
+		unlike($verr, qr/SHA-256/, "verify: $fmt: the files are the manifest's (only the key check fails)");
+		($vrc, $vout, $verr) = run_cmd([ 'exwiw', 'load', '--dbname=cli_load', $fk ]);
+		is($vrc, 1, "load: $fmt: refuses an export whose keys point outside it");
+	}
+
 	my ($rc, $out, $err) = run_cmd([ @base, '-Zbrotli', '-o', "$work/z-bad" ]);
 	isnt($rc, 0, '-Z with an unknown method: refused');
 	like($err, qr/invalid compression method "brotli"/, '-Z brotli: says why');
@@ -306,6 +343,103 @@ for my $fmt (qw(insert copy jsonl))
 		'--since=ordered_at', '-o', "$work/never");
 	expect_error($work, '--since: an unknown column', q{--since: no table of the config exports a column "nope"},
 		@base, '--since=nope=1 day', '-o', "$work/never");
+}
+
+# verify's INSERT reader: a table whose name ends in "values" (GitLab's
+# work_item_date_field_values) is not taken for the VALUES keyword
+{
+	$node->safe_psql('postgres', 'CREATE DATABASE cli_vals');
+	$node->safe_psql(
+		'cli_vals', q{
+CREATE EXTENSION exwiw;
+CREATE TABLE list_values (id int PRIMARY KEY, "values" text);
+CREATE TABLE item_values (id int PRIMARY KEY, list_id int NOT NULL REFERENCES list_values, note text);
+INSERT INTO list_values VALUES (1, 'a (b), c'), (2, 'values (x)');
+INSERT INTO item_values VALUES (10, 1, 'x'), (11, 2, 'it''s (1, 2)'), (12, 2, NULL);
+});
+	run_ok([ 'exwiw', 'schema', 'generate', '--from-db', '--dbname=cli_vals', "--schema-dir=$work/vals-schema" ],
+		'verify, tables named ..._values: the config');
+	my @vals = ('exwiw', '--dbname=cli_vals', '--target-table=list_values', '--ids=1,2',
+		"--schema-dir=$work/vals-schema", '--allow-undecided', '-o', "$work/vals");
+	run_ok(\@vals, 'verify, tables named ..._values: the export');
+	my ($rc, $out, $err) = run_cmd([ 'exwiw', 'verify', "$work/vals" ]);
+	is($rc, 0, 'verify: tables named ..._values, a column named "values": the keys resolve') or diag($err);
+	like($err, qr/and 1 foreign key inside it/, 'verify: ..._values: the key is checked');
+	my $fm = JSON::PP->new->decode(slurp("$work/vals/manifest.json"));
+	my ($entry) = grep { $_->{name} =~ /^insert-\d+-list_values\.sql\z/ } @{ $fm->{files} };
+	my $text = slurp("$work/vals/$entry->{name}");
+	# list 2, the last tuple ("...);") or not
+	ok($text =~ s/,\n\('2', [^\n]*\);\n/;\n/ || $text =~ s/^\('2', [^\n]*\n//m, 'verify: ..._values: list 2 taken out');
+	write_file("$work/vals/$entry->{name}", $text);
+	$entry->{bytes} = length($text);
+	$entry->{sha256} = Digest::SHA::sha256_hex($text);
+	write_file("$work/vals/manifest.json", JSON::PP->new->pretty->encode($fm));
+	($rc, $out, $err) = run_cmd([ 'exwiw', 'verify', "$work/vals" ]);
+	my @named = $err =~ /^exwiw: error: insert-\d+-item_values\.sql, line (\d+): a row of item_values whose foreign key item_values_list_id_fkey \(list_id = '2'\)/mg;
+	is(scalar(@named), 2, 'verify: ..._values: both rows of list 2 named, no other') or diag($err);
+}
+
+# --max-rows N, --max-bytes SIZE: the export's rows counted on its own
+# snapshot before anything is written; over a limit, nothing is written
+# (no directory, and a directory that was there keeps its files), the
+# largest tables named (issue 40, item 4)
+{
+	local $ENV{PGOPTIONS} = '-c search_path=shop,public -c client_min_messages=warning';
+	my @base = (
+		'exwiw', '--dbname=cli_shop', '--target-table=shops', '--ids=1',
+		"--schema-dir=$work/shop-schema", '--allow-undecided');
+	my ($rc, $out, $err) = run_cmd([ 'exwiw', 'explain', @base[ 1 .. $#base ], '--exact', '--format=json' ]);
+	is($rc, 0, 'explain --exact for the limits') or diag($err);
+	my $plan = eval { JSON::PP->new->decode($out) } // {};
+	my %rows = map { ($_->{table} => $_->{rows}) } @{ $plan->{tables} // [] };
+	my $total = 0;
+	$total += $_ for values %rows;
+	my ($largest) = sort { $rows{$b} <=> $rows{$a} || $a cmp $b } keys %rows;
+	ok($total > 1, "the shop's export has $total rows");
+
+	expect_error($work, '--max-rows below the rows: refused, nothing written',
+		"the export would write $total rows \\(about [^)]*\\), more than --max-rows=@{[ $total - 1 ]}; nothing was written",
+		@base, '--max-rows=' . ($total - 1), '-o', "$work/limited");
+	($rc, $out, $err) = run_cmd([ @base, '--max-rows=' . ($total - 1), '-o', "$work/limited" ]);
+	like($err, qr/^exwiw: detail: The largest tables: \Q$largest\E $rows{$largest} rows/m,
+		'--max-rows: names the largest tables, first the largest') or diag($err);
+	like($err, qr/^exwiw: hint: .*"limit", "sample" or "filter"/m, '--max-rows: says what to do');
+	ok(!-e "$work/limited", '--max-rows: no directory created');
+
+	# a directory that was there, replaced with --force: untouched
+	make_path("$work/kept");
+	write_file("$work/kept/insert-001-old.sql", "SELECT 1;\n");
+	($rc, $out, $err) = run_cmd([ @base, '--force', '--max-bytes=1B', '-o', "$work/kept" ]);
+	is($rc, 1, '--max-bytes=1B: refused');
+	like($err, qr/^exwiw: error: the export would write about .*, more than --max-bytes=1 bytes; nothing was written/m,
+		'--max-bytes: says so') or diag($err);
+	is(join(' ', dir_entries("$work/kept")), 'insert-001-old.sql',
+		'--max-bytes: the directory there before keeps its files, and gets none');
+	is(join(' ', temporaries()), '', '--max-rows, --max-bytes: no temporary directory left');
+
+	# at the limit: the export, whose rows are the counts
+	($rc, $out, $err) = run_cmd([ @base, "--max-rows=$total", '--max-bytes=1GB', '-o', "$work/limited" ]);
+	is($rc, 0, '--max-rows at the rows, --max-bytes above: the export') or diag($err);
+	my $m = eval { JSON::PP->new->decode(slurp("$work/limited/manifest.json")) } // {};
+	my %written = map { ($_->{table} => $_->{rows}) } grep { $_->{name} =~ /^insert-/ } @{ $m->{files} // [] };
+	is_deeply(\%written, \%rows, '--max-rows: the files hold the rows counted, table by table');
+	run_ok([ 'exwiw', 'verify', "$work/limited" ], '--max-rows: the export verifies');
+	run_ok([ @base, '--force', '--max-bytes=0.5 GB', '-j', '2', '-o', "$work/limited" ],
+		'--max-bytes with a fraction and a space, -j 2');
+
+	# bad values
+	for my $bad ([ '--max-rows=0', '--max-rows must be a positive integer \\(got 0\\)' ],
+		[ '--max-rows=-3', '--max-rows must be a positive integer \\(got -3\\)' ],
+		[ '--max-rows=many', 'invalid argument: --max-rows=many \\(an integer is expected\\)' ],
+		[ '--max-bytes=0', '--max-bytes must be at least 1 byte \\(got "0"\\)' ],
+		[ '--max-bytes=-1GB', 'invalid --max-bytes "-1GB": a size is a positive number with a unit' ],
+		[ '--max-bytes=2XB', 'invalid --max-bytes "2XB": unknown unit "XB" \\(valid units are bytes, B, kB, MB, GB, TB and PB\\)' ],
+		[ '--max-bytes=GB', 'invalid --max-bytes "GB": a size is a positive number' ])
+	{
+		expect_error($work, "$bad->[0]: refused", $bad->[1], @base, $bad->[0], '-o', "$work/never");
+	}
+	expect_error($work, '--max-rows with explain: refused', '--max-rows and --max-bytes apply to export only',
+		'exwiw', 'explain', @base[ 1 .. $#base ], '--max-rows=5');
 }
 
 # --with-schema: the schema file loads twice, then the data

@@ -375,6 +375,102 @@ SQL
 	cp "$work/check.txt" "$work/$name-$target.check"
 }
 
+# gitlab_slices: issue 40's done-means on GitLab's schema, with the
+# organizations config as run_target decided it: "organization 1, the last
+# 30 days of CI and events, the newest issues of each project".  The
+# generator's timestamps are a minute apart from 2025-01-01, so "the last
+# 30 days" is a cutoff inside them: the median created_at of the generated
+# events ("filter" on the CI tables and events that have created_at); "the
+# newest 100 issues" is the newest one per project (the generator makes
+# two or so per project of a tenant): "limit" on issues.  It plans
+# (explain --exact), exports, loads with exwiw load (which verifies first)
+# as the non-superuser owner of an empty copy, every constraint enforced,
+# and exwiw verify passes; the loaded rows keep the window and the limit.
+gitlab_slices() {
+	local label=gitlab/slices cfgdir=$work/gitlab-slices-cfg out=$work/gitlab-slices ids cutoff n
+	local env=(env PGDATABASE=gitlab_src PGOPTIONS="$PGOPTIONS -c search_path=public")
+	if [ ! -d "$work/gitlab-organizations-cfg" ]; then
+		not_ok "$label: no organizations config (run_target gitlab organizations did not run)"
+		return
+	fi
+	ids=$(psql -X -At -d gitlab_src -c "SELECT string_agg(r.key, ',' ORDER BY r.rowno) FROM realgen.row r JOIN realgen.tbl t ON t.rel = r.rel WHERE t.name = 'organizations' AND r.tenant = 1")
+	cutoff=$(psql -X -At -d gitlab_src -c "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY created_at) FROM public.events")
+	rm -rf "$cfgdir" "$out"
+	cp -r "$work/gitlab-organizations-cfg" "$cfgdir"
+	n=$(python3 - "$cfgdir" "$cutoff" <<'PY'
+import json, os, sys
+cfgdir, cutoff = sys.argv[1], sys.argv[2]
+n = 0
+for f in sorted(os.listdir(cfgdir)):
+	path = os.path.join(cfgdir, f)
+	cfg = json.load(open(path))
+	name = cfg.get("name", "")
+	cols = [c.get("name") for c in cfg.get("columns", [])]
+	if cfg.get("ignore") or cfg.get("export") == "all":
+		continue
+	if name == "issues":
+		cfg["limit"] = {"rows": 1, "per": "project_id", "order_by": "created_at DESC, id DESC"}
+	elif (name == "events" or name.startswith("ci_") or name.startswith("p_ci_")) and "created_at" in cols:
+		window = "created_at >= '%s'" % cutoff
+		cfg["filter"] = "(%s) AND %s" % (cfg["filter"], window) if cfg.get("filter") else window
+		n += 1
+	else:
+		continue
+	with open(path, "w") as out:
+		json.dump(cfg, out, indent=2, ensure_ascii=False)
+		out.write("\n")
+print(n)
+PY
+)
+	echo "$label: CI tables and events windowed from $cutoff: $n; issues: the newest per project"
+	if ! "${env[@]}" exwiw explain --target-table=organizations --ids="$ids" --schema-dir="$cfgdir" \
+		--exact --format=json >"$work/slices-plan.json" 2>"$work/err"; then
+		not_ok "$label: explain --exact fails: $(head -c 400 "$work/err")"
+		return
+	fi
+	ok "$label: plans (explain --exact: $(python3 -c 'import json, sys; print(sum(t.get("rows") or 0 for t in json.load(open(sys.argv[1]))["tables"]))' "$work/slices-plan.json") rows)"
+	if ! "${env[@]}" exwiw --target-table=organizations --ids="$ids" --schema-dir="$cfgdir" -o "$out" --quiet \
+		2>"$work/err"; then
+		not_ok "$label: the export fails: $(head -c 400 "$work/err")"
+		return
+	fi
+	ok "$label: exports ($(ls "$out" | grep -vcx manifest.json) files)"
+	if exwiw verify "$out" 2>"$work/err"; then
+		ok "$label: exwiw verify passes: $(cat "$work/err")"
+	else
+		not_ok "$label: exwiw verify fails: $(head -c 600 "$work/err")"
+	fi
+	psql -X -q -At -d gitlab_dst -c "SELECT format('TRUNCATE %s CASCADE;', string_agg(c.oid::regclass::text, ', '))
+		FROM pg_class c WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+		  AND c.relnamespace::regnamespace::text NOT IN ('pg_catalog', 'information_schema', 'realgen')" |
+		psql -X -q -v ON_ERROR_STOP=1 -d gitlab_dst
+	if PGOPTIONS="$PGOPTIONS" exwiw load --dbname=gitlab_dst -U gitlab_loader --quiet "$out" 2>"$work/err"; then
+		ok "$label: exwiw load (verified first) as the non-superuser owner, every constraint enforced"
+	else
+		not_ok "$label: the load fails: $(head -c 600 "$work/err")"
+		return
+	fi
+	if ! psql -X -At -F '|' -v ON_ERROR_STOP=1 -d gitlab_dst -v cutoff="$cutoff" >"$work/slices.txt" 2>"$work/err" <<'SQL'
+SELECT 'issues', count(*), coalesce(max(n), 0) FROM (SELECT project_id, count(*) n FROM public.issues GROUP BY 1) s;
+SELECT 'events', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.events;
+SELECT 'p_ci_pipelines', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.p_ci_pipelines;
+SQL
+	then
+		not_ok "$label: the loaded rows cannot be counted: $(head -c 300 "$work/err")"
+		return
+	fi
+	local issues events pipelines
+	issues=$(grep '^issues|' "$work/slices.txt")
+	events=$(grep '^events|' "$work/slices.txt")
+	pipelines=$(grep '^p_ci_pipelines|' "$work/slices.txt")
+	echo "$label: loaded (table|rows|most per project or rows before the cutoff): $issues $events $pipelines"
+	[ "$(echo "$issues" | cut -d'|' -f3)" -le 1 ] && [ "$(echo "$issues" | cut -d'|' -f2)" -gt 0 ] &&
+		ok "$label: issues: the newest per project, no more" ||
+		not_ok "$label: issues: not the newest per project: $issues"
+	# a row before the cutoff comes only as the parent of a kept row
+	echo "$label: rows before the cutoff (parents of kept rows): events $(echo "$events" | cut -d'|' -f3), p_ci_pipelines $(echo "$pipelines" | cut -d'|' -f3)"
+}
+
 t_all=$SECONDS
 if want osm; then
 	setup_schema osm "$data/openstreetmap-structure.sql.gz"
@@ -398,6 +494,7 @@ if want gitlab; then
 			run_target gitlab "$target"
 		fi
 	done
+	gitlab_slices
 fi
 if want maybe; then
 	if [ ! -f "$data/maybe-structure.sql.gz" ]; then
