@@ -8,7 +8,7 @@
 
 MODULE_big = exwiw
 # src/ by subsystem (src/exwiw.h maps it); every .c of every directory
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c src/*/*/*/*.c)))
 
 EXTENSION = exwiw
 DATA = $(wildcard exwiw--*.sql)
@@ -37,7 +37,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # every object depends on every header: PGXS tracks no header dependencies
-$(OBJS): $(wildcard src/*.h src/*/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h src/*/*/*.h src/*/*/*/*.h)
 
 # The file sinks compress with the zlib the server links, and with libzstd
 # when the server was built with it (pg_config.h: USE_ZSTD).

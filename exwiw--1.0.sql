@@ -75,7 +75,7 @@ COMMENT ON FUNCTION exwiw_dump_jsonl(text, text[], boolean, integer) IS
 --    "bulk_insert_chunk_size": 10000, "ignore": false, "comment": "..."}
 --
 -- The planner (exwiw_internal_plan) turns a config, a target table and ids
--- into one extraction query per table; exwiw_export (C, subset_export.c)
+-- into one extraction query per table; exwiw_export (C, run/export.c)
 -- streams every query through the dump writer, all in one snapshot.
 -- Helpers named exwiw_internal_* are not part of the user interface.
 ------------------------------------------------------------------------------

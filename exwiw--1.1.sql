@@ -148,7 +148,7 @@ COMMENT ON FUNCTION exwiw_fake(text, text, text) IS
 'A deterministic fake value for replace_with_fake_data: the SHA-256 of seed picks an entry of exwiw''s pools (type name, first_name, last_name, email, username, phone_number, address, city, company; locale ja for Japanese)';
 
 ------------------------------------------------------------------------------
--- Server-side file sinks (sink_funcs.c, file_sink.c, compress.c): the same bytes
+-- Server-side file sinks (sink/funcs.c, file_sink.c, compress.c): the same bytes
 -- as exwiw_dump, exwiw_dump_jsonl and exwiw_export, written into files on
 -- the database server, atomically, optionally compressed.  Only superusers
 -- and members of pg_write_server_files may call them (checked in C, as for

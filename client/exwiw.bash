@@ -2,7 +2,7 @@
 # Installed as /usr/share/bash-completion/completions/exwiw by Debian's
 # package; after "make install": source it from ~/.bashrc.  Self-contained
 # (needs no bash-completion helpers).  t/012_cli_doc.pl checks that it
-# names every long option of client/options.c.
+# names every long option of client/lib/options.c.
 
 # _exwiw_options: the long options, one line.
 _exwiw_options() {

@@ -280,7 +280,7 @@ INSERT INTO by_secret SELECT 'after commit', exwiw_mask_pseudonym('alice@corp.te
 SELECT b.step, b.p = f.p AS same_pseudonym, b.n = f.n AS same_noise
 FROM by_secret AS b, by_secret AS f WHERE f.step = 'first' AND b.step <> 'first' ORDER BY b.step;
 
--- The SHA-256 under the masks (mask_hmac.c) has two implementations, portable
+-- The SHA-256 under the masks (mask/hmac.c) has two implementations, portable
 -- C and the x86 SHA extensions (NULL where the CPU or the build has none;
 -- "auto" is the masks' choice): each gives RFC 4231's HMAC-SHA-256 test
 -- vectors (case 5 truncated to 128 bits, as there) and the server's
@@ -323,7 +323,7 @@ FROM noise_bytes, generate_series(0, 150) AS kl, unnest('{0,1,54,55,56,63,64,65,
 	substring(b FROM 301 FOR kl) AS k, substring(b FROM 7 * kl % 50 + 1 FOR n) AS d;
 SELECT hmac_test('sha3', NULL, '');
 
--- SipHash-2-4 under the noise (mask_siphash.c): the paper's test vector
+-- SipHash-2-4 under the noise (mask/siphash.c): the paper's test vector
 -- (key 00..0f, message 00..0e), and under the same key the messages 00..
 -- of other lengths, each as Rust's std::hash::SipHasher (an implementation
 -- of its own) gives them; a key of another length is an error.  The test

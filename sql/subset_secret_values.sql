@@ -1,5 +1,5 @@
 --
--- Safe mode: secrets found by their values (src/subset/subset_values.c).
+-- Safe mode: secrets found by their values (src/subset/catalog/values.c).
 -- exwiw_config_from_catalog reads a bounded sample of the text, json and
 -- text[] columns that the name rules leave unmarked, and marks those whose
 -- values look secret, with a comment (the kinds, how many of the sampled

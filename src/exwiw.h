@@ -13,9 +13,9 @@
  *				a compressor (a handle per algorithm, compress_io.h)
  *	subset/		the subset engine: a config checked and resolved, the
  *				foreign-key graph from the catalog, the planner (the
- *				decisions in subset_decide.c, then their SQL in
- *				subset_seeds.c, subset_closure.c, subset_plan.c and
- *				subset_deparse.c), the executor (subset_run*.c: privileges,
+ *				decisions in plan/decide.c, then their SQL in
+ *				plan/seeds.c, plan/closure.c, plan/build.c and
+ *				sql/deparse.c), the executor (subset_run*.c: privileges,
  *				locks, row sets, sequences, depths), the export, its delete
  *				files, explain and the mask preview
  *	mask/		the masks that are SQL functions called per row by an
@@ -26,12 +26,12 @@
  *				values, typed rows, the JSON Lines writer
  *	dump/		the streaming engine (stream.c: one query, rows formatted
  *				straight into chunks), the INSERT and COPY writer
- *				(dump_writer.c), the checks of a query, the settings
+ *				(dump/writer.c), the checks of a query, the settings
  *				pinned while values are formatted, the read-ahead of a
  *				query's index probes (prefetch.c), SRF plumbing
  *	common/		what builds with FRONTEND too, so that the fuzz targets
  *				and the client take the directory: the dump format's
- *				text (sql_text.c), the Extended JSON core (extjson.h), and
+ *				text (sql_text.c), the Extended JSON core (common/extjson/extjson.h), and
  *				compat.h, the one place that tests the server's version
  *
  * exwiw.c is the module's entry (the magic block, _PG_init and the
@@ -41,11 +41,11 @@
  * struct where there are many: SubsetArgs), call the engine, and turn
  * what it returns into rows; no engine function takes a FunctionCallInfo.
  * An entry point may call any subsystem (exwiw_dump_jsonl, in
- * extjson_funcs.c, runs dump/'s stream with extjson/'s writer).
+ * extjson/funcs.c, runs dump/'s stream with extjson/'s writer).
  * Includes name the directory: #include "subset/subset.h".
  *
  * "sql" in a name means SQL text (common/sql_text.c); the dump format's
- * writer is dump_writer.c, the SQL functions are the *_funcs.c.
+ * writer is dump/writer.c, the SQL functions are the *_funcs.c.
  *
  * A "stream" runs one query through a cursor and hands every row to a
  * "writer", which appends the row's text to a chunk buffer.  The stream
@@ -178,7 +178,7 @@ extern int	exwiw_withheld_sqlstate(MemoryContext cxt);
 extern void exwiw_withhold_error(MemoryContext cxt, const char *table,
 								 const char *masked_columns, const char *keys);
 
-/* dump_writer.c */
+/* dump/writer.c */
 typedef enum ExwiwSqlFormat
 {
 	EXWIW_FORMAT_INSERT,
@@ -274,11 +274,11 @@ extern int	exwiw_io_concurrency;
 extern int	exwiw_work_mem;
 extern char *exwiw_rails_env;
 
-/* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is extjson.h) */
+/* extjson: Relaxed Extended JSON (extjson_*.c; the pure core is common/extjson/extjson.h) */
 struct ExjError;
 typedef struct ExjRowWriter ExjRowWriter;
 
-/* extjson_datum.c */
+/* extjson/datum.c */
 extern bool exwiw_extjson_must_check_utf8(void);
 extern void exwiw_extjson_check_utf8(const char *s, int len,
 									 const char *column);
@@ -291,12 +291,12 @@ extern bool exwiw_extjson_append_json(StringInfo buf, Datum json,
 									  const char *root_path,
 									  struct ExjError *err);
 
-/* extjson_lines.c */
+/* extjson/lines.c */
 extern ExwiwWriter *exwiw_jsonl_writer_create(const char *funcname,
 											  struct ArrayType *oid_columns,
 											  bool omit_nulls);
 
-/* extjson_row.c */
+/* extjson/row.c */
 extern ExjRowWriter *exwiw_extjson_row_writer(const char *funcname,
 											  TupleDesc desc,
 											  struct ArrayType *oid_columns,
@@ -308,7 +308,7 @@ extern void exwiw_extjson_deform_record(HeapTupleHeader th, TupleDesc desc,
 										Datum **values, bool **nulls);
 
 /*
- * subset export: subset_export.c holds exwiw_export(), which streams one
+ * subset export: run/export.c holds exwiw_export(), which streams one
  * file after another through the engine above (one stream per file of the
  * planner's plan); its declarations are in subset.h.
  */

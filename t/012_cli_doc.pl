@@ -1,7 +1,7 @@
 # t/012_cli_doc.pl: the exwiw command's manual page and bash completion
 # keep up with it.
 #
-# Every long option of client/options.c is in doc/exwiw.1 and in
+# Every long option of client/lib/options.c is in doc/exwiw.1 and in
 # client/exwiw.bash; the page is clean roff (groff -ww) and names the
 # extension's version; the completion completes subcommands, schema's
 # verbs, flags (after the subcommand too) and the values of --output-format
@@ -20,10 +20,10 @@ use Test::More;
 my $root = "$FindBin::RealBin/..";
 my $work = cli_work();
 
-# the long options of client/options.c: '\t{"name", no_argument, ...'
-my @options = slurp("$root/client/options.c") =~
+# the long options of client/lib/options.c: '\t{"name", no_argument, ...'
+my @options = slurp("$root/client/lib/options.c") =~
   /^\t\{"([a-z-]*)", (?:no|required)_argument, .*$/mg;
-cmp_ok(scalar(@options), '>', 30, 'the long options of client/options.c')
+cmp_ok(scalar(@options), '>', 30, 'the long options of client/lib/options.c')
   or diag("read: @options");
 my $man = slurp("$root/doc/exwiw.1");
 my $bash = slurp("$root/client/exwiw.bash");

@@ -25,7 +25,7 @@
  * quotes with each " doubled.  Unlike the Ruby client, mixed-case names are
  * quoted, so they survive the restore.
  *
- * Nothing here depends on the server: the SQL writer (dump_writer.c) turns
+ * Nothing here depends on the server: the SQL writer (dump/writer.c) turns
  * a row's values into text and frames them with these functions, and the
  * fuzz target (test/sqlwriter/fuzz/) calls the same functions built as a
  * plain program (define FRONTEND, link libpgcommon and libpgport).

@@ -3,7 +3,7 @@
  * copy_lines.c
  *	  The writer of exwiw_copy_lines(): a COPY-format dump as one file line
  *	  per row, so that psql's \copy writes the file from the client (the
- *	  SQL entry point, in dump_funcs.c, returns the lines one by one).
+ *	  SQL entry point, in dump/funcs.c, returns the lines one by one).
  *
  *	  exwiw_copy_lines(query text, table_name text) RETURNS SETOF text
  *
@@ -38,7 +38,7 @@
  * The INSERT format cannot go through COPY this way: its values are raw
  * bytes inside '...' (no E'' strings), so a value holding a carriage
  * return or a marker byte has no form that COPY leaves alone.  Use the
- * server-side sinks (sink_funcs.c) or the psql recipe for INSERT files.
+ * server-side sinks (sink/funcs.c) or the psql recipe for INSERT files.
  *
  *-------------------------------------------------------------------------
  */
@@ -131,7 +131,7 @@ lines_row(ExwiwWriter *w, StringInfo buf, TupleTableSlot *slot, uint64 rowno)
 
 /*
  * exwiw_copy_lines_writer
- *		The writer of exwiw_copy_lines (its entry point is in dump_funcs.c)
+ *		The writer of exwiw_copy_lines (its entry point is in dump/funcs.c)
  *		for table_name, in the current memory context: the COPY writer's
  *		lines, the marker bytes escaped, no end-of-data line.
  */

@@ -2,8 +2,8 @@
  *
  * mask.h
  *	  The masks that are SQL-callable functions: their entry points
- *	  (mask_funcs.c), the engine of each (mask_*.c), the secret that keys
- *	  pseudonyms and noise (mask_secret.c, mask_hmac.c, mask_siphash.c),
+ *	  (mask/funcs.c), the engine of each (mask_*.c), the secret that keys
+ *	  pseudonyms and noise (mask/secret.c, mask/hmac.c, mask/siphash.c),
  *	  and the helpers the config checks share with the functions.
  *
  *-------------------------------------------------------------------------
@@ -23,7 +23,7 @@
 /* The shortest secret exwiw accepts, in bytes. */
 #define MASK_SECRET_MIN_LEN 16
 
-/* exwiw.mask_secret (mask_secret.c) */
+/* exwiw.mask_secret (mask/secret.c) */
 extern char *exwiw_mask_secret;
 extern uint64 exwiw_mask_secret_generation;
 
@@ -39,7 +39,7 @@ extern uint64 mask_siphash(const uint8 k[16], const uint8 *msg, size_t len);
 extern double mask_unit_noise(const char *column, size_t column_len,
 							  const char *seed, size_t len);
 
-/* mask_pseudonym.c */
+/* mask/pseudonym.c */
 extern bool mask_pseudonym_type_known(const char *type);
 extern const char *mask_pseudonym_types(void);
 extern char *mask_pseudonym_value(const char *type, bool ja,
@@ -47,20 +47,20 @@ extern char *mask_pseudonym_value(const char *type, bool ja,
 extern text *mask_pseudonym_text(const char *type, bool ja,
 								 const char *value, size_t len);
 
-/* mask_partial.c */
+/* mask/partial.c */
 extern char *mask_partial_value(const char *value, int len, int keep_start,
 								int keep_end, const char *fill,
 								bool keep_domain);
 extern char *mask_partial_build(const char *value, int len, int keep_start, int keep_end, const char *fill, int fill_len, bool keep_domain, int room, int *outlen);
 
-/* mask_noise.c */
+/* mask/noise.c */
 extern Numeric mask_noise_number(Datum value, double ratio, Oid type,
 								 int32 typmod, double u);
 extern double mask_noise_span_usecs(Interval *span);
 extern DateADT mask_noise_date(DateADT d, double span_us, double u);
 extern Timestamp mask_noise_timestamp(Timestamp t, double span_us, double u);
 
-/* mask_json.c */
+/* mask/json.c */
 typedef struct MaskJsonSpec MaskJsonSpec;
 extern List *mask_json_parse_path(const char *path);
 extern MaskJsonSpec *mask_json_spec(Jsonb *src, MaskJsonSpec *cached,

@@ -10,9 +10,9 @@
  *	compress.c		the compression method's parsing, and the compressor
  *					called through its algorithm's handle (compress_io.h:
  *					compress_gzip.c, compress_zstd.c)
- *	sink_write.c	the engine: a stream drained into one file, or the
+ *	sink/write.c	the engine: a stream drained into one file, or the
  *					files of a subset export into a directory
- *	sink_funcs.c	the SQL functions, thin: exwiw_dump_to_file,
+ *	sink/funcs.c	the SQL functions, thin: exwiw_dump_to_file,
  *					exwiw_dump_jsonl_to_file, exwiw_export_to_dir,
  *					exwiw_remove_export
  *
@@ -66,7 +66,7 @@ extern void exwiw_output_commit(ExwiwOutput *out);
 extern const char *exwiw_output_file_path(ExwiwOutput *out);
 extern int	exwiw_remove_export_dir(const char *path);
 
-/* sink_write.c: the sinks' engine, for sink_funcs.c */
+/* sink/write.c: the sinks' engine, for sink/funcs.c */
 typedef struct ExwiwSinkResult
 {
 	char	   *file_name;		/* the path written */

@@ -6,38 +6,38 @@
  * A subset export writes every row that belongs to a target (say shop 1)
  * across many tables, closed under foreign keys, one file per table.  It is
  * built from these files (each group its own header where it has shared
- * state: subset_config.h, subset_planner.h, subset_run.h):
+ * state: config/config.h, plan/planner.h, run/run.h):
  *
- *	subset_funcs.c		the SQL functions, thin: arguments into a SubsetArgs
- *	subset_request.c	a call's ids decoded, and its config, request and
+ *	subset/funcs.c		the SQL functions, thin: arguments into a SubsetArgs
+ *	plan/request.c	a call's ids decoded, and its config, request and
  *						plan made (subset_plan_from_args)
  *	subset_config*.c	a config document (jsonb) checked and resolved
  *						into a SubsetConfig: jsonb access, columns and
  *						masks, edges, the checks
- *	subset_catalog.c	the config the catalog implies: foreign keys,
- *						partitions and inheritance; subset_infer.c the
+ *	catalog/read.c	the config the catalog implies: foreign keys,
+ *						partitions and inheritance; catalog/infer.c the
  *						edges real applications leave undeclared;
- *						subset_sensitive.c which columns look sensitive,
- *						subset_values.c which hold secrets by their values
- *						(a sample of them), subset_secrets.c what a
+ *						catalog/sensitive.c which columns look sensitive,
+ *						catalog/values.c which hold secrets by their values
+ *						(a sample of them), catalog/secrets.c what a
  *						secret looks like
- *	subset_order.c		the processing (file) order, as the Ruby client
+ *	plan/order.c		the processing (file) order, as the Ruby client
  *						computes it: rounds, cycles broken at nullable keys
- *	subset_decide.c		which rows: each table's rule, paths and arms,
+ *	plan/decide.c		which rows: each table's rule, paths and arms,
  *						decided as PlannerRel per table, no SQL written
- *	subset_plan.c,		then turned into row sets and one extraction query
- *	subset_seeds.c,		per table: the driver and the files' queries,
- *	subset_closure.c,	the seeds, the closure, the select list with its
- *	subset_select.c		masks (subset_planner.h)
- *	subset_deparse.c	SQL text that exwiw writes: qualified names,
+ *	plan/build.c,		then turned into row sets and one extraction query
+ *	plan/seeds.c,		per table: the driver and the files' queries,
+ *	plan/closure.c,	the seeds, the closure, the select list with its
+ *	plan/select.c		masks (plan/planner.h)
+ *	sql/deparse.c	SQL text that exwiw writes: qualified names,
  *						equality operators, key tuples
  *	subset_run*.c		running a plan: privileges and locks, the snapshot
  *						check, row sets, sequences, self-reference depths
- *	subset_export.c		the files, streamed (exwiw_export, the directory
- *						sink); subset_delete.c their delete files;
- *						subset_file_name.c their names
- *	subset_explain.c	every file's query EXPLAINed on the export's sets
- *	subset_preview.c	a table's masked columns beside their originals
+ *	run/export.c		the files, streamed (exwiw_export, the directory
+ *						sink); plan/delete.c their delete files;
+ *						plan/file_name.c their names
+ *	subset/explain.c	every file's query EXPLAINed on the export's sets
+ *	subset/preview.c	a table's masked columns beside their originals
  *
  * A config names tables; an edge is one belongs_to: (child, parent, child
  * columns, parent columns).  The planner turns config + target + ids into a
@@ -63,7 +63,7 @@
 #define SUBSET_DEFAULT_CHUNK	10000
 #define SUBSET_DEFAULT_BATCH	1000
 
-/* The masks that are SQL functions (subset_config_masks.c). */
+/* The masks that are SQL functions (config/masks.c). */
 typedef enum SubsetMaskKind
 {
 	SUBSET_MASK_NONE = 0,
@@ -100,7 +100,7 @@ typedef struct SubsetColumn
 	char	   *mask_locale;	/* ... its locale, or NULL */
 	char	   *mask_from;		/* ... the column whose value it is made of */
 	char	   *mask_unique;	/* ... a unique index holding the column: the
-								 * pseudonym is widened (subset_select.c) */
+								 * pseudonym is widened (plan/select.c) */
 	int			keep_start;		/* partial: characters kept at the start */
 	int			keep_end;		/* ... and at the end */
 	char	   *mask_fill;		/* ... what replaces each other one */
@@ -225,7 +225,7 @@ typedef struct SubsetConfig
 									 * cycle's columns are written as is */
 } SubsetConfig;
 
-/* A row set, computed once into a tuplestore (see subset_run.c). */
+/* A row set, computed once into a tuplestore (see run/executor.c). */
 typedef struct SubsetSet
 {
 	char	   *name;			/* exwiw_s_3, exwiw_x_3, exwiw_f_3 */
@@ -270,7 +270,7 @@ typedef struct SubsetFile
 	/* a cycle's fix-up: the columns written NULL, set once all is loaded */
 	bool		fixup;
 	char	   *conflict;		/* "ON CONFLICT (key) DO UPDATE SET ..." */
-	/* its delete file (subset_delete.c): name, and the tenant's rows */
+	/* its delete file (plan/delete.c): name, and the tenant's rows */
 	char	   *delete_name;	/* delete-NNN-<table>.sql */
 	char	   *delete_cond;	/* the tenant's rows as the target database
 								 * finds them (a WHERE), or NULL */
@@ -285,7 +285,7 @@ typedef struct SubsetFile
 /*
  * SubsetIds
  *		Ids as the caller gave them, decoded at the SQL entry point
- *		(subset_request.c): ndims 0 (none), 1 or 2 with dims as given, and
+ *		(plan/request.c): ndims 0 (none), 1 or 2 with dims as given, and
  *		nvalues values in row-major order, each a C string or NULL for a
  *		NULL element.
  */
@@ -341,10 +341,10 @@ typedef struct SubsetPlan
 /*
  * The arguments of a subset function (exwiw_plan, exwiw_explain,
  * exwiw_export, exwiw_export_to_dir), decoded from the call by its SQL
- * entry point (subset_funcs.c, sink/sink_funcs.c), so that the engine never
+ * entry point (subset/funcs.c, sink/funcs.c), so that the engine never
  * sees a FunctionCallInfo.  An argument a call does not have (one made
  * through 1.0's declaration, or a function without it) holds its default.
- * ids and the jsonb arguments are decoded further by subset_request.c and
+ * ids and the jsonb arguments are decoded further by plan/request.c and
  * the config parser, which know the tables they are for.
  */
 typedef struct SubsetArgs
@@ -374,14 +374,14 @@ typedef struct SubsetErrorContext
 	const char *key;
 } SubsetErrorContext;
 
-/* subset_config.c */
+/* config/parse.c */
 extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
 extern int	subset_config_find(SubsetConfig *cfg, const char *name);
 extern Oid	subset_resolve_name(const char *name);
 extern char *subset_config_spelling(Oid relid, bool bare);
 extern List *subset_template_parse(const char *tpl);
 
-/* subset_config_masks.c */
+/* config/masks.c */
 extern void subset_config_parse_masks(SubsetErrorContext *ectx, SubsetTable *t,
 									  SubsetColumn *c, JsonbValue *cv, int pos);
 extern void subset_config_check_masks(SubsetConfig *cfg);
@@ -389,7 +389,7 @@ extern int	subset_config_undecided_columns(SubsetConfig *cfg, StringInfo list);
 extern int	subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list);
 extern int	subset_config_proposals(SubsetConfig *cfg, StringInfo list);
 
-/* subset_catalog.c: a foreign key as declared, ends mapped to roots */
+/* catalog/read.c: a foreign key as declared, ends mapped to roots */
 typedef struct SubsetCatalogFk
 {
 	char	   *conname;
@@ -421,7 +421,7 @@ extern List *subset_catalog_fks(void);
 extern Oid	subset_current_schema(void);
 extern Jsonb *subset_catalog_config(Oid nspid, bool propose);
 
-/* subset_infer.c */
+/* catalog/infer.c */
 extern List *subset_infer_fks(SubsetCatTable *tables, int n, List *fks);
 extern bool subset_looks_like_key(const char *col);
 extern char *subset_plural(const char *s);
@@ -433,14 +433,14 @@ extern bool subset_fk_covers(List *fks, Oid relid, const char *col);
 
 extern List *subset_parse_quietly(const char *sql, char **why);
 
-/* subset_evidence.c: relations offered from the data */
+/* catalog/evidence.c: relations offered from the data */
 extern List *subset_propose_from_data(SubsetCatTable *tables, int n, List *fks);
 
-/* subset_queries.c: relations offered from the joins pg_stat_statements saw */
+/* catalog/queries.c: relations offered from the joins pg_stat_statements saw */
 extern List *subset_propose_from_queries(SubsetCatTable *tables, int n, List *fks,
 										 char **note);
 
-/* subset_sensitive.c: what a column looks like it holds (safe mode) */
+/* catalog/sensitive.c: what a column looks like it holds (safe mode) */
 typedef enum SubsetSensitiveKind
 {
 	SENSITIVE_NONE,				/* nothing personal or secret */
@@ -465,7 +465,7 @@ extern SubsetSensitiveKind subset_column_sensitivity(const char *table,
 extern bool subset_column_looks_sensitive(const char *table, const char *column,
 										  Oid typid);
 
-/* subset_secrets.c: what a secret looks like */
+/* catalog/secrets.c: what a secret looks like */
 typedef enum SubsetSecretKind
 {
 	SUBSET_SECRET_PEM,			/* a PEM private key */
@@ -496,7 +496,7 @@ extern bool subset_secret_path_key(const char *key);
 extern bool subset_secret_random_column(const char *column);
 extern bool subset_secret_is_url(const char *s);
 
-/* subset_values.c: secrets seen in a sample of a column's values */
+/* catalog/values.c: secrets seen in a sample of a column's values */
 typedef struct SubsetValueSecrets
 {
 	char	   *seen;			/* the kinds seen, in how many of how many
@@ -515,10 +515,10 @@ extern double subset_values_blocks(Relation rel);
 extern bool subset_edge_not_null(SubsetConfig *cfg, SubsetEdge *e);
 extern bool subset_edge_enforced(SubsetConfig *cfg, SubsetEdge *e);
 
-/* subset_order.c */
+/* plan/order.c */
 extern int *subset_processing_order(SubsetConfig *cfg, int *n);
 
-/* subset_deparse.c */
+/* sql/deparse.c */
 extern void subset_append_eq(StringInfo buf, const char *l, Oid ltype,
 							 const char *r, Oid rtype);
 extern void subset_append_cols(StringInfo buf, const char *alias,
@@ -536,7 +536,7 @@ extern void subset_check_order_by(SubsetTable *t, const char *key,
 								  const char *text);
 extern char *subset_unique_index_with(Oid relid, AttrNumber attnum);
 
-/* subset_plan.c */
+/* plan/build.c */
 extern SubsetPlan *subset_plan_build(const SubsetRequest *req);
 extern bool subset_select_has_fragment(SubsetTable *t);
 extern char *subset_select_list(SubsetTable *t);
@@ -546,7 +546,7 @@ extern void subset_plan_keep_files(SubsetPlan *plan, const int32 *files,
 								   int n);
 extern void subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided);
 
-/* subset_request.c */
+/* plan/request.c */
 extern void subset_request_init(SubsetRequest *req, const char *funcname,
 								SubsetConfig *cfg, const char *target,
 								ArrayType *ids, Jsonb *ids_by_space);
@@ -554,11 +554,11 @@ extern const SubsetIds *subset_request_space(const SubsetRequest *req,
 											 const char *space);
 extern SubsetPlan *subset_plan_from_args(const SubsetArgs *a, bool export);
 
-/* subset_delete.c */
+/* plan/delete.c */
 extern bool subset_delete_wanted(SubsetPlan *plan, int file);
 extern void subset_delete_check(SubsetPlan *plan);
 
-/* subset_run.c */
+/* run/executor.c */
 typedef struct SubsetRun SubsetRun;
 extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
 									 MemoryContext cxt);
@@ -569,14 +569,14 @@ extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 extern List *subset_run_sequences(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
 
-/* subset_delete.c: a file's delete file, for exwiw_export and the sink */
+/* plan/delete.c: a file's delete file, for exwiw_export and the sink */
 extern ExwiwStream *subset_delete_open_file(SubsetPlan *plan, SubsetRun *run,
 											int file, bool server_file,
 											MemoryContext cxt,
 											const uint64 **statements);
 
 /*
- * subset_export.c: an export streamed, for exwiw_export (begin, next, end)
+ * run/export.c: an export streamed, for exwiw_export (begin, next, end)
  * and for the directory sink, which prepares it and opens each file itself
  */
 typedef struct SubsetExport SubsetExport;
@@ -590,22 +590,22 @@ extern SubsetExport *subset_export_begin(const SubsetArgs *a, MemoryContext cxt)
 extern bool subset_export_next(SubsetExport *ex, text **file_name, text **chunk);
 extern void subset_export_end(SubsetExport *ex);
 
-/* subset_explain.c */
+/* subset/explain.c */
 extern void subset_explain(const SubsetArgs *a, Tuplestorestate *ts,
 						   TupleDesc desc);
 
-/* subset_file_name.c: the names of the files */
+/* plan/file_name.c: the names of the files */
 extern char *exwiw_named_file(const char *prefix, int seq, int width,
 							  const char *table, const char *ext);
 extern char *exwiw_file_name(int seq, int width, const char *table,
 							 const char *ext);
 extern char *exwiw_part_file_name(const char *name, int part);
 
-/* subset_preview.c */
+/* subset/preview.c */
 extern void subset_mask_preview(Jsonb *config, const char *name, int32 nrows,
 								Tuplestorestate *ts, TupleDesc desc);
 
-/* subset_funcs.c: decoding shared with the directory sink */
+/* subset/funcs.c: decoding shared with the directory sink */
 extern void subset_args_export(FunctionCallInfo fcinfo, const char *fn,
 							   int argoff, int ids_by_space_arg,
 							   int allow_missing_arg, int deletes_arg,

@@ -1,6 +1,6 @@
 --
 -- test/subset/secrets_corpus.sql: a corpus of columns whose names say
--- nothing, to measure the rules of src/subset/subset_values.c (safe mode's
+-- nothing, to measure the rules of src/subset/catalog/values.c (safe mode's
 -- secrets found by their values).  Every column of schema secrets_corpus
 -- has a comment: "secret: ..." (a column that holds secrets, which the
 -- rules should mark) or "look-alike: ..." (one that looks random or holds

@@ -2,10 +2,10 @@
  *
  * fuzz_extjson.c
  *	  libFuzzer target for the backend-independent Extended JSON core:
- *	  json text -> document tree -> Relaxed Extended JSON (extjson_parse.c,
- *	  extjson_tree.c, extjson_emit.c, extjson_wrappers.c),
+ *	  json text -> document tree -> Relaxed Extended JSON (common/extjson/parse.c,
+ *	  common/extjson/tree.c, common/extjson/emit.c, common/extjson/wrappers.c),
  *	  and the float, Decimal128, base64 and date formatters
- *	  (extjson_format.c).
+ *	  (common/extjson/format.c).
  *
  * Built and run by test/extjson/fuzz/run.sh (clang, -fsanitize=fuzzer,
  * address,undefined; PostgreSQL's libpgcommon/libpgport for the JSON parser,
@@ -23,7 +23,7 @@
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
 #include "common/compat.h"
-#include "common/extjson.h"
+#include "common/extjson/extjson.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

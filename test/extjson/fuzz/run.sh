@@ -22,7 +22,7 @@ printf '[{"$uuid":"00112233-4455-6677-8899-aabbccddeeff"},{"$timestamp":{"t":1,"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-Wno-ignored-attributes \
 	-DFRONTEND -I"$src" -I"$pg_inc" -I"$(dirname "$pg_inc")/internal" \
-	"$here/fuzz_extjson.c" "$src"/common/*.c \
+	"$here/fuzz_extjson.c" "$src"/common/*.c "$src"/common/*/*.c \
 	-L"$pg_lib" -lpgcommon -lpgport -lm -o "$work/fuzz_extjson"
 cd "$work"
 LSAN_OPTIONS=suppressions="$here/lsan.supp":print_suppressions=0 ASAN_OPTIONS=detect_leaks=1 ./fuzz_extjson -max_total_time="$secs" -max_len=4096 \

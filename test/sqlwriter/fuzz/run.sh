@@ -21,7 +21,7 @@ printf '\000\002\040\003users\377id\377e-mail\377SELECT\3771\377O'"'"'Brien\377\
 printf '\001\003\001\001a"b\377\377\\N\377\\.\377\376\377'"''" > "$work/corpus/seed2"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-DFRONTEND -I"$src" -I"$pg_inc" -I"$(dirname "$pg_inc")/internal" \
-	"$here/fuzz_sql.c" "$src"/common/*.c \
+	"$here/fuzz_sql.c" "$src"/common/*.c "$src"/common/*/*.c \
 	-L"$pg_lib" -lpgcommon -lpgport -lm -o "$work/fuzz_sql"
 cd "$work"
 ASAN_OPTIONS=detect_leaks=1 ./fuzz_sql -max_total_time="$secs" -max_len=2048 \

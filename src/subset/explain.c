@@ -1,0 +1,201 @@
+/*-------------------------------------------------------------------------
+ *
+ * subset/explain.c
+ *	  The planner's view of every file's query: the engine of
+ *	  exwiw_explain(), whose entry point is in subset/funcs.c.
+ *
+ *	  exwiw_explain(target_table text, ids text[], config jsonb DEFAULT NULL,
+ *					actual boolean DEFAULT false)
+ *		RETURNS TABLE(seq int, table_name text, file_name text,
+ *					  estimated_rows float8, indexes text[], plan text,
+ *					  actual_rows float8)
+ *
+ * The extraction queries read row sets (plan/build.c) that exist only
+ * while an export runs, so they cannot be pasted into EXPLAIN by hand.
+ * This function prepares the export as exwiw_export() does (privileges,
+ * locks, the row sets, on the caller's snapshot) and EXPLAINs each file's
+ * query there: the estimated rows and the indexes of the plan, and the plan
+ * itself, with ANALYZE and BUFFERS when actual is true, and then the file's
+ * rows (the top node's actual rows: the query ran on that snapshot, its
+ * rows counted, not sent).  It is what
+ * "exwiw explain" prints.  Safe mode does not apply: nothing is written.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "subset/subset.h"
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "subset/run/run.h"
+
+/*
+ * explain_withheld
+ *		Run sql, an EXPLAIN of q's query, in the current SPI connection, with
+ *		q's parameters; when withhold, an error it raises is withheld
+ *		(exwiw_withhold_error): EXPLAIN ANALYZE reads the rows.
+ */
+static int
+explain_withheld(const char *sql, ExwiwQuery *q, bool withhold)
+{
+	MemoryContext old = CurrentMemoryContext;
+	int			ret = 0;
+
+	/* EXPLAIN is a utility statement: SPI runs those only read-write */
+	if (!withhold)
+		return SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
+									 false, 0);
+	PG_TRY();
+	{
+		ret = SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
+									false, 0);
+	}
+	PG_CATCH();
+	{
+		exwiw_withhold_error(old, q->error_table, q->masked_columns, q->error_keys);
+	}
+	PG_END_TRY();
+	return ret;
+}
+
+/*
+ * explain_file
+ *		EXPLAIN one file's query in the current SPI connection, whose
+ *		relations it reads are registered.  Returns the text of the plan
+ *		and sets *rows and *indexes from the JSON form.  With ANALYZE, the
+ *		errors of a query whose errors the export withholds are withheld
+ *		(exwiw_withhold_error); the caller then plans it without parallel
+ *		workers, as the export's own (a worker would log its error).  Where
+ *		the export walks the query's sets through indexes (walk.c), the
+ *		walk's plan is explained.
+ */
+static char *
+explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
+			 double *actual)
+{
+	StringInfoData sql;
+	StringInfoData plan;
+	char		nulls[1] = {' '};
+	uint64		i;
+	bool		isnull;
+	Datum		json;
+	Oid			argtypes[1] = {JSONOID};
+	char	   *jsontext;
+	SPIPlanPtr	first = SPI_prepare(q->sql, q->nargs, q->argtypes);
+	SPIPlanPtr	walk;
+	int			walked = -1;
+
+	/* the plan that runs: an index walk where the export takes one */
+	if (first == NULL)
+		elog(ERROR, "could not prepare a file's query: %s", SPI_result_code_string(SPI_result));
+	walk = run_walk_plan(first, q->sql, q->nargs, q->argtypes);
+	SPI_freeplan(first);
+	if (walk != NULL)
+	{
+		SPI_freeplan(walk);
+		walked = exwiw_pin_walk();
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "EXPLAIN (FORMAT JSON) %s", q->sql);
+	/* EXPLAIN is a utility statement: SPI runs those only read-write */
+	if (SPI_execute_with_args(sql.data, q->nargs, q->argtypes, q->values, NULL,
+							  false, 0) != SPI_OK_UTILITY || SPI_processed != 1)
+		elog(ERROR, "could not EXPLAIN a file's query");
+	jsontext = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	json = CStringGetTextDatum(jsontext);
+	if (SPI_execute_with_args("SELECT ($1::pg_catalog.jsonb OPERATOR(pg_catalog.->) 0 OPERATOR(pg_catalog.->) 'Plan' OPERATOR(pg_catalog.->>) 'Plan Rows')::pg_catalog.float8,"
+							  " ARRAY(SELECT DISTINCT pg_catalog.jsonb_path_query($1::pg_catalog.jsonb, 'strict $.**.\"Index Name\"') OPERATOR(pg_catalog.#>>) '{}' ORDER BY 1)",
+							  1, argtypes, &json, nulls, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read an EXPLAIN");
+	*rows = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	*indexes = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	*indexes = PointerGetDatum(DatumGetArrayTypePCopy(*indexes));
+
+	resetStringInfo(&sql);
+	appendStringInfo(&sql, "EXPLAIN (%s) %s",
+					 analyze ? "ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF" : "COSTS ON",
+					 q->sql);
+	if (explain_withheld(sql.data, q, analyze && q->error_table) != SPI_OK_UTILITY)
+		elog(ERROR, "could not EXPLAIN a file's query");
+	initStringInfo(&plan);
+	for (i = 0; i < SPI_processed; i++)
+		appendStringInfo(&plan, "%s%s", i ? "\n" : "",
+						 SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	/* ANALYZE: the top node's "actual rows=N loops=1" are the file's rows */
+	*actual = -1;
+	if (analyze)
+	{
+		const char *nl = strchr(plan.data, '\n');
+		const char *a = strstr(plan.data, "actual rows=");
+
+		if (a == NULL || (nl != NULL && a > nl))
+			elog(ERROR, "could not read the rows of an EXPLAIN ANALYZE");
+		*actual = strtod(a + strlen("actual rows="), NULL);
+	}
+	if (walked >= 0)
+		exwiw_restore_settings(walked);
+	return plan.data;
+}
+
+/*
+ * subset_explain
+ *		exwiw_explain's rows for a's arguments, put into ts (of desc, the
+ *		function's result): the export prepared as exwiw_export prepares it
+ *		(on the caller's snapshot), then one row per file that has rows.
+ */
+void
+subset_explain(const SubsetArgs *a, Tuplestorestate *ts, TupleDesc desc)
+{
+	SubsetPlan *plan = subset_plan_from_args(a, false);
+	SubsetConfig *cfg = plan->cfg;
+	SubsetRun  *run = subset_run_prepare(a->fn, plan, CurrentMemoryContext);
+	int			i;
+
+	for (i = 0; i < plan->nfiles; i++)
+	{
+		SubsetFile *f = &plan->files[i];
+		ExwiwQuery	q;
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, false};
+		double		rows = 0;
+		double		actual = -1;
+		Datum		indexes = (Datum) 0;
+		char	   *text;
+		ListCell   *lc;
+		int			nest = -1;
+		int			serial = -1;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!f->has_rows)
+			continue;
+		subset_run_file_query(run, i, &q);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		foreach(lc, q.enrs)
+			SPI_register_relation((EphemeralNamedRelation) lfirst(lc));
+		if (q.error_table)
+			serial = exwiw_pin_serial();
+		if (q.pin_search_path)
+			nest = exwiw_pin_search_path();
+		text = explain_file(&q, a->actual, &rows, &indexes, &actual);
+
+		if (nest >= 0)
+			exwiw_restore_settings(nest);
+		if (serial >= 0)
+			exwiw_restore_settings(serial);
+		values[0] = Int32GetDatum(f->seq);
+		values[1] = CStringGetTextDatum(cfg->tables[f->table].name);
+		values[2] = CStringGetTextDatum(f->file_name);
+		values[3] = Float8GetDatum(rows);
+		values[4] = indexes;
+		values[5] = CStringGetTextDatum(text);
+		values[6] = Float8GetDatum(actual);
+		nulls[6] = (actual < 0);
+		tuplestore_putvalues(ts, desc, values, nulls);
+		SPI_finish();
+	}
+	subset_run_release(run);
+}
