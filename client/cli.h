@@ -672,7 +672,7 @@ extern void pgdump_finish(pid_t pid, const char *dir, const char *out_name);
 extern char *ddl_postprocess(const char *dump, const char *const *left_out,
 							 char **stripped_extensions);
 
-/* limits.c: --max-rows, --max-bytes */
+/* files/limits.c: --max-rows, --max-bytes */
 typedef struct ExactCount
 {
 	int			seq;
@@ -687,8 +687,10 @@ extern ExactCount *exact_counts(PGconn *conn, const char *nsp,
 								const char *const *params, int *n);
 extern void check_limits(ExactCount *c, int n, long max_rows, int64 max_bytes);
 
-/* the export's SQL, shared by export.c and explain.c */
+/* files/manifest.c: the --output-format value, for the manifest and export.c */
 extern const char *export_format_name(const CliOptions *opts);
+
+/* the export's SQL, shared by export.c and explain.c */
 extern void since_apply(PGconn *conn, const CliOptions *opts, SchemaConfig *cfg);
 extern char *exwiw_program_path;
 

@@ -62,16 +62,6 @@ typedef struct ExportRun
 } ExportRun;
 
 /*
- * export_format_name
- *		The --output-format value.
- */
-const char *
-export_format_name(const CliOptions *opts)
-{
-	return opts->output_format ? opts->output_format : "insert";
-}
-
-/*
  * seq_of_file_name
  *		The file number in "insert-NNN-<table>.ext", or -1 (a delete file:
  *		the progress display follows the insert files only).

@@ -639,3 +639,13 @@ run_verify(CliOptions *opts)
 				n, opts->load_dir, nkeys, nkeys == 1 ? "" : "s");
 	return 0;
 }
+
+/*
+ * export_format_name
+ *		The --output-format value.
+ */
+const char *
+export_format_name(const CliOptions *opts)
+{
+	return opts->output_format ? opts->output_format : "insert";
+}

@@ -576,3 +576,13 @@ conninfo_for_child(PGconn *conn, char **password)
 		PQconninfoFree(given);
 	return s.data;
 }
+
+/*
+ * exwiw_interactive
+ *		Whether stdin is a terminal (prompts are allowed).
+ */
+bool
+exwiw_interactive(void)
+{
+	return isatty(fileno(stdin));
+}

@@ -471,16 +471,6 @@ usage_command(CliCommand command)
 }
 
 /*
- * exwiw_interactive
- *		Whether stdin is a terminal (prompts are allowed).
- */
-bool
-exwiw_interactive(void)
-{
-	return isatty(fileno(stdin));
-}
-
-/*
  * empty_to_null
  *		"--target-table=" means not given, as in the Ruby client.
  */
@@ -515,29 +505,6 @@ strip_slashes(const char *s)
 	while (len > 1 && p[len - 1] == '/')
 		p[--len] = '\0';
 	return p;
-}
-
-/*
- * check_parallel_workers
- *		The number of connections (from --parallel-workers or the run
- *		config's parallel_workers, read as a long so that 4294967297 is not
- *		taken for 1), or exit(1) when it is not 1 to MAX_PARALLEL_WORKERS.
- */
-int
-check_parallel_workers(long n)
-{
-	if (n < 1)
-	{
-		pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
-		exit(1);
-	}
-	if (n > MAX_PARALLEL_WORKERS)
-	{
-		pg_log_error("--parallel-workers must be at most %d (got %ld)",
-					 MAX_PARALLEL_WORKERS, n);
-		exit(1);
-	}
-	return (int) n;
 }
 
 /*

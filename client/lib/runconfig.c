@@ -478,3 +478,26 @@ done:
 	yaml_parser_delete(&parser);
 	pg_free(contents);
 }
+
+/*
+ * check_parallel_workers
+ *		The number of connections (from --parallel-workers or the run
+ *		config's parallel_workers, read as a long so that 4294967297 is not
+ *		taken for 1), or exit(1) when it is not 1 to MAX_PARALLEL_WORKERS.
+ */
+int
+check_parallel_workers(long n)
+{
+	if (n < 1)
+	{
+		pg_log_error("--parallel-workers must be a positive integer (got %ld)", n);
+		exit(1);
+	}
+	if (n > MAX_PARALLEL_WORKERS)
+	{
+		pg_log_error("--parallel-workers must be at most %d (got %ld)",
+					 MAX_PARALLEL_WORKERS, n);
+		exit(1);
+	}
+	return (int) n;
+}
