@@ -197,35 +197,6 @@ exwiw_chunk_bytes_arg(FunctionCallInfo fcinfo, int argno, const char *funcname)
 }
 
 /*
- * exwiw_extension_schema
- *		The name of the schema the extension is installed in, for SQL that
- *		calls exwiw's own functions, schema-qualified.
- */
-char *
-exwiw_extension_schema(void)
-{
-	Oid			extoid = get_extension_oid("exwiw", false);
-	Relation	rel;
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			nsp = InvalidOid;
-
-	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(extoid));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	if (!OidIsValid(nsp))
-		elog(ERROR, "could not find the schema of extension exwiw");
-	return get_namespace_name(nsp);
-}
-
-/*
  * exwiw_part_args
  *		Read and check the part and parts arguments at argno and argno + 1
  *		into q: both NULL (or absent: the 1.1 declarations before parts

@@ -142,6 +142,7 @@ typedef struct ExwiwQuery
 extern void exwiw_append_table_name(StringInfo buf, const char *table_name);
 extern int	exwiw_table_name_parts(const char *name, char **parts, int max,
 								   bool *quoted);
+extern char *exwiw_extension_schema(void);
 
 /* settings.c */
 extern int	exwiw_pin_output_settings(void);
@@ -259,7 +260,6 @@ extern void exwiw_part_args(FunctionCallInfo fcinfo, int argno,
 extern int64 exwiw_rows_per_statement_arg(FunctionCallInfo fcinfo, int argno,
 										  ExwiwSqlFormat format);
 
-extern char *exwiw_extension_schema(void);
 extern void exwiw_refuse_pushed_down(const char *funcname);
 
 /*

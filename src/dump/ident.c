@@ -4,11 +4,21 @@
  *	  The table name of a statement: the user's text split on ".", each
  *	  part quoted by the dump format's rule (sql_text.c).  A part written
  *	  in double quotes, as in SQL, may hold a "." (or begin with a quote):
- *	  "audit.log" is one name, public."audit.log" two.
+ *	  "audit.log" is one name, public."audit.log" two.  Also the schema of
+ *	  the extension, for SQL that calls exwiw's own functions.
  *
  *-------------------------------------------------------------------------
  */
 #include "exwiw.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 
 /*
  * exwiw_table_name_parts
@@ -100,4 +110,33 @@ exwiw_append_table_name(StringInfo buf, const char *table_name)
 		pfree(parts[i]);
 	}
 	pfree(parts);
+}
+
+/*
+ * exwiw_extension_schema
+ *		The name of the schema the extension is installed in, for SQL that
+ *		calls exwiw's own functions, schema-qualified.
+ */
+char *
+exwiw_extension_schema(void)
+{
+	Oid			extoid = get_extension_oid("exwiw", false);
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(nsp))
+		elog(ERROR, "could not find the schema of extension exwiw");
+	return get_namespace_name(nsp);
 }
