@@ -557,6 +557,8 @@ extern SubsetPlan *subset_plan_from_args(const SubsetArgs *a, bool export);
 /* plan/delete.c */
 extern bool subset_delete_wanted(SubsetPlan *plan, int file);
 extern void subset_delete_check(SubsetPlan *plan);
+extern void subset_delete_append_qualified(StringInfo buf, SubsetTable *t,
+										   const char *column);
 
 /* run/executor.c */
 typedef struct SubsetRun SubsetRun;
@@ -569,7 +571,7 @@ extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 extern List *subset_run_sequences(SubsetRun *run, int file);
 extern void subset_run_release(SubsetRun *run);
 
-/* plan/delete.c: a file's delete file, for exwiw_export and the sink */
+/* run/delete.c: a file's delete file, for exwiw_export and the sink */
 extern ExwiwStream *subset_delete_open_file(SubsetPlan *plan, SubsetRun *run,
 											int file, bool server_file,
 											MemoryContext cxt,

@@ -492,22 +492,6 @@ run_compute_set(SubsetRun *run, int i)
 }
 
 /*
- * run_add_deps
- *		Mark set i and the sets it reads, transitively, in need.
- */
-void
-run_add_deps(SubsetPlan *plan, int i, bool *need)
-{
-	ListCell   *lc;
-
-	if (need[i])
-		return;
-	need[i] = true;
-	foreach(lc, plan->sets[i].deps)
-		run_add_deps(plan, lfirst_int(lc), need);
-}
-
-/*
  * run_query
  *		SPI_execute(sql) read-only, its errors withheld as w says.  The query
  *		is parsed and planned first, unwithheld, so that a mistake in a

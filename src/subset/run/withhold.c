@@ -4,7 +4,8 @@
  *	  How an error of one of a run's queries is withheld: the table, its
  *	  masked columns and the config keys it evaluates, named instead of
  *	  the error's message (exwiw_withhold_error), for the queries of
- *	  run/executor.c, run/sets.c and run/depths.c.
+ *	  run/executor.c, run/sets.c and run/depths.c; and the sets a query
+ *	  reads, transitively (run_add_deps), which decide it.
  *
  *-------------------------------------------------------------------------
  */
@@ -104,4 +105,20 @@ run_withhold_for_query(SubsetRun *run, int ti, bool fragment, bool raw_sql,
 			w = run_withhold_for(run, plan->sets[i].table, true, false);
 	pfree(need);
 	return w;
+}
+
+/*
+ * run_add_deps
+ *		Mark set i and the sets it reads, transitively, in need.
+ */
+void
+run_add_deps(SubsetPlan *plan, int i, bool *need)
+{
+	ListCell   *lc;
+
+	if (need[i])
+		return;
+	need[i] = true;
+	foreach(lc, plan->sets[i].deps)
+		run_add_deps(plan, lfirst_int(lc), need);
 }
