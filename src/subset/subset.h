@@ -376,7 +376,6 @@ typedef struct SubsetErrorContext
 
 /* config/parse.c */
 extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
-extern int	subset_config_find(SubsetConfig *cfg, const char *name);
 extern Oid	subset_resolve_name(const char *name);
 extern char *subset_config_spelling(Oid relid, bool bare);
 extern List *subset_template_parse(const char *tpl);
@@ -534,6 +533,9 @@ extern void subset_check_fragment(const char *funcname, SubsetTable *t,
 								  bool is_filter);
 extern void subset_check_order_by(SubsetTable *t, const char *key,
 								  const char *text);
+
+/* config/names.c */
+extern int	subset_config_find(SubsetConfig *cfg, const char *name);
 extern char *subset_unique_index_with(Oid relid, AttrNumber attnum);
 
 /* plan/build.c */

@@ -393,37 +393,6 @@ check_template(ConfigParse *p, SubsetTable *t, SubsetColumn *c,
 }
 
 /*
- * subset_unique_index_with
- *		The name of a unique index (a primary key's included) of relation
- *		relid that holds column attnum, or NULL.
- */
-char *
-subset_unique_index_with(Oid relid, AttrNumber attnum)
-{
-	Relation	rel = relation_open(relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
-	char	   *name = NULL;
-	ListCell   *lc;
-
-	foreach(lc, indexes)
-	{
-		Relation	ir = index_open(lfirst_oid(lc), AccessShareLock);
-		int			i;
-
-		if (ir->rd_index->indisunique)
-			for (i = 0; i < ir->rd_index->indnkeyatts && name == NULL; i++)
-				if (ir->rd_index->indkey.values[i] == attnum)
-					name = pstrdup(RelationGetRelationName(ir));
-		index_close(ir, AccessShareLock);
-		if (name != NULL)
-			break;
-	}
-	list_free(indexes);
-	relation_close(rel, AccessShareLock);
-	return name;
-}
-
-/*
  * check_constant_unique
  *		A replace_with template that names no column writes one value in
  *		every row: under a unique index (or a primary key) the development

@@ -34,7 +34,7 @@ typedef struct ConfigParse
 	char		keybuf[128];
 } ConfigParse;
 
-/* config/parse.c */
+/* config/names.c */
 extern AttrNumber cfg_column_attnum(Oid relid, const char *name, Oid *typid,
 									int32 *typmod, Oid *collid, char *generated,
 									char *identity);

@@ -412,93 +412,6 @@ resolve_table(ConfigParse *p, const char *name, char *relkind, char **outname)
 	return relid;
 }
 
-/*
- * cfg_column_attnum
- *		attnum of column name of relid, or InvalidAttrNumber; sets the type
- *		and generated flag.
- */
-AttrNumber
-cfg_column_attnum(Oid relid, const char *name, Oid *typid, int32 *typmod,
-				  Oid *collid, char *generated, char *identity)
-{
-	HeapTuple	tup = SearchSysCacheAttName(relid, name);
-	Form_pg_attribute att;
-	AttrNumber	attnum;
-
-	if (!HeapTupleIsValid(tup))
-		return InvalidAttrNumber;
-	att = (Form_pg_attribute) GETSTRUCT(tup);
-	attnum = att->attnum;
-	if (typid)
-		*typid = att->atttypid;
-	if (typmod)
-		*typmod = att->atttypmod;
-	if (collid)
-		*collid = att->attcollation;
-	if (generated)
-		*generated = att->attgenerated;
-	if (identity)
-		*identity = att->attidentity;
-	ReleaseSysCache(tup);
-	return attnum > 0 ? attnum : InvalidAttrNumber;
-}
-
-/*
- * cfg_parse_cols
- *		A column or an array of columns of table t (key keypath), resolved.
- *		NULL/absent gives n = 0 when nullable.
- */
-void
-cfg_parse_cols(ConfigParse *p, SubsetTable *t, JsonbValue *v, const char *keypath,
-			   SubsetCols *out)
-{
-	int			n = 0,
-				i;
-
-	memset(out, 0, sizeof(*out));
-	if (v == NULL || v->type == jbvNull)
-		return;
-	if (v->type == jbvString)
-		n = 1;
-	else if (cfg_json_is_array(v) && cfg_array_length(v) > 0)
-		n = cfg_array_length(v);
-	else
-		cfg_type_error(p, keypath, "a column name or a non-empty array of column names", v);
-
-	out->n = n;
-	out->names = palloc(sizeof(char *) * n);
-	out->attnums = palloc(sizeof(AttrNumber) * n);
-	out->typids = palloc(sizeof(Oid) * n);
-	out->typmods = palloc(sizeof(int32) * n);
-	out->collids = palloc(sizeof(Oid) * n);
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = (v->type == jbvString) ? v : cfg_json_array_get(v, i);
-		int			j;
-
-		if (e->type != jbvString)
-			cfg_type_error(p, keypath, "a column name or a non-empty array of column names", v);
-		out->names[i] = cfg_json_string(e);
-		out->attnums[i] = cfg_column_attnum(t->relid, out->names[i], &out->typids[i],
-											&out->typmods[i], &out->collids[i],
-											NULL, NULL);
-		p->ectx.key = keypath;
-		if (out->attnums[i] == InvalidAttrNumber)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("key \"%s\" of table \"%s\" names column \"%s\", which does not exist",
-							keypath, p->ectx.table, out->names[i]),
-					 strcmp(p->ectx.table, t->name) != 0 ?
-					 errdetail("Table \"%s\" has no such column.", t->name) : 0));
-		for (j = 0; j < i; j++)
-			if (strcmp(out->names[j], out->names[i]) == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_DUPLICATE_COLUMN),
-						 errmsg("key \"%s\" of table \"%s\" names column \"%s\" twice",
-								keypath, t->name, out->names[i])));
-	}
-}
-
 /* An id space's name: a lower-case letter, then letters, digits or "_". */
 static bool
 valid_space_name(const char *s)
@@ -681,21 +594,6 @@ parse_table(ConfigParse *p, SubsetConfig *cfg, int idx, JsonbValue *tv)
 	v = cfg_json_get(tv, "belongs_tos");
 	if (v != NULL && v->type != jbvNull && !cfg_json_is_array(v))
 		cfg_type_error(p, "belongs_tos", "an array", v);
-}
-
-/*
- * subset_config_find
- *		Index of the table the config calls name, or -1.
- */
-int
-subset_config_find(SubsetConfig *cfg, const char *name)
-{
-	int			i;
-
-	for (i = 0; i < cfg->ntables; i++)
-		if (strcmp(cfg->tables[i].name, name) == 0)
-			return i;
-	return -1;
 }
 
 /*
