@@ -12,7 +12,7 @@
  * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
  * 2012) is a PRF designed for such short inputs, with a 128-bit key: the
  * key is the first 16 bytes of HMAC-SHA-256(secret, "noise key" NUL NUL),
- * derived once per secret (noise_key in mask/secret.c), so that the noise
+ * derived once per secret (noise_key, below), so that the noise
  * keeps depending on the whole secret, and the pseudonyms, which stay
  * HMAC-SHA-256, share nothing with it but the secret.
  *
@@ -89,4 +89,62 @@ mask_siphash(const uint8 k[16], const uint8 *msg, size_t len)
 	SIPROUND(v0, v1, v2, v3);
 	SIPROUND(v0, v1, v2, v3);
 	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/*
+ * noise_key
+ *		The SipHash key of the noise mask (mask/siphash.c): the first 16
+ *		bytes of HMAC-SHA-256(secret, "noise key" NUL NUL) (mask_hmac's
+ *		message of the tag and two empty inputs), derived when the secret
+ *		is first used and again after each assignment of it.  Errors out
+ *		without a secret (mask_hmac).
+ */
+static const uint8 *
+noise_key(void)
+{
+	static uint8 key[16];
+	static bool keyed = false;
+	static uint64 keyed_generation = 0;
+
+	if (!keyed || keyed_generation != exwiw_mask_secret_generation)
+	{
+		uint8		d[PG_SHA256_DIGEST_LENGTH];
+
+		mask_hmac("noise key", "", 0, "", 0, d);
+		memcpy(key, d, sizeof(key));
+		explicit_bzero(d, sizeof(d));
+		keyed_generation = exwiw_mask_secret_generation;
+		keyed = true;
+	}
+	return key;
+}
+
+/*
+ * mask_unit_noise
+ *		A number in [-1, 1], uniform, from the secret, the column's name
+ *		(column_len bytes) and the row's seed (its key as text, len
+ *		bytes): SipHash-2-4 under the secret's noise key of column || NUL
+ *		|| seed, its top 53 bits.  The same row gets the same noise in
+ *		every run, and the noise cannot be undone without the secret.
+ */
+double
+mask_unit_noise(const char *column, size_t column_len, const char *seed,
+				size_t len)
+{
+	const uint8 *key = noise_key();
+	uint8		buf[128];
+	uint8	   *m = buf;
+	size_t		mlen = column_len + 1 + len;
+	uint64		v;
+
+	if (mlen > sizeof(buf))
+		m = palloc(mlen);
+	memcpy(m, column, column_len);
+	m[column_len] = 0;
+	memcpy(m + column_len + 1, seed, len);
+	v = mask_siphash(key, m, mlen);
+	if (m != buf)
+		pfree(m);
+	/* 53 bits, as a double in [0, 1], then to [-1, 1] */
+	return ((double) (v >> 11) / (double) ((UINT64CONST(1) << 53) - 1)) * 2.0 - 1.0;
 }
