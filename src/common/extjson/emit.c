@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * common/extjson/emit.c
- *	  The emitter: a document tree written as Relaxed Extended JSON, byte
- *	  for byte as the bson gem writes it (doc/extended-json.md).  Scalars,
- *	  arrays and ordinary documents are written here; an object goes to the
- *	  wrapper rules (common/extjson/wrappers.c), which call back for the values
- *	  inside.  An error records its message and the value's path.  Part of
- *	  the frontend-buildable core (common/extjson/extjson.h).
+ *	  The emitter's leaves, below its recursion (common/extjson/wrappers.c:
+ *	  exj_emit, any value, ordinary documents and the $-wrapper rules): a
+ *	  value's path, the errors that record their message and the value's
+ *	  path, numbers.  The tree is written as Relaxed Extended JSON, byte for
+ *	  byte as the bson gem writes it (doc/extended-json.md).  Part of the
+ *	  frontend-buildable core (common/extjson/extjson.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -136,100 +136,18 @@ exj_emit_number(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 }
 
 /*
- * exj_emit_plain
- *		An ordinary document: every key, in order, with its value.  With
- *		skip_ref_id, the $ref and $id keys are left out (a DBRef's rest).
+ * exj_is_integer_text
+ *		Is a NUMBER node an integer (no fraction, no exponent)?
  */
 bool
-exj_emit_plain(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool first,
-			   bool skip_ref_id)
+exj_is_integer_text(ExjNode *node)
 {
 	int			i;
 
-	if (!skip_ref_id)
-		appendStringInfoCharMacro(st->buf, '{');
+	if (node->kind != EXJ_NUMBER)
+		return false;
 	for (i = 0; i < node->len; i++)
-	{
-		ExjPathSeg	seg = {path, node->keys[i], node->keylens[i], 0};
-
-		if (skip_ref_id && (exj_key_is(node->keys[i], node->keylens[i], "$ref") ||
-							exj_key_is(node->keys[i], node->keylens[i], "$id")))
-			continue;
-		if (!first)
-			appendStringInfoCharMacro(st->buf, ',');
-		first = false;
-		exj_append_string(st->buf, node->keys[i], node->keylens[i]);
-		appendStringInfoCharMacro(st->buf, ':');
-		if (!exj_emit_node(st, node->items[i], &seg))
+		if (node->str[i] == '.' || node->str[i] == 'e' || node->str[i] == 'E')
 			return false;
-	}
-	appendStringInfoCharMacro(st->buf, '}');
 	return true;
-}
-
-/*
- * exj_emit_node
- *		Any value.
- */
-bool
-exj_emit_node(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
-{
-	int			i;
-
-	switch (node->kind)
-	{
-		case EXJ_NULL:
-			appendBinaryStringInfo(st->buf, "null", 4);
-			return true;
-		case EXJ_TRUE:
-			appendBinaryStringInfo(st->buf, "true", 4);
-			return true;
-		case EXJ_FALSE:
-			appendBinaryStringInfo(st->buf, "false", 5);
-			return true;
-		case EXJ_NUMBER:
-			return exj_emit_number(st, node, path);
-		case EXJ_STRING:
-			exj_append_string(st->buf, node->str, node->len);
-			return true;
-		case EXJ_ARRAY:
-#ifndef FRONTEND
-			check_stack_depth();
-#endif
-			appendStringInfoCharMacro(st->buf, '[');
-			for (i = 0; i < node->len; i++)
-			{
-				ExjPathSeg	seg = {path, NULL, 0, i};
-
-				if (i > 0)
-					appendStringInfoCharMacro(st->buf, ',');
-				if (!exj_emit_node(st, node->items[i], &seg))
-					return false;
-			}
-			appendStringInfoCharMacro(st->buf, ']');
-			return true;
-		case EXJ_OBJECT:
-#ifndef FRONTEND
-			check_stack_depth();
-#endif
-			return exj_emit_object(st, node, path);
-	}
-	return false;
-}
-
-/*
- * exj_emit
- *		Append the Relaxed Extended JSON of a tree.  On error, returns false
- *		with err->msg and err->path ("<root_path>.a[2]") set; buf then holds
- *		a partial document.
- */
-bool
-exj_emit(StringInfo buf, ExjNode *node, const char *root_path, ExjError *err)
-{
-	ExjEmitState st;
-
-	st.buf = buf;
-	st.err = err;
-	st.root = root_path;
-	return exj_emit_node(&st, node, NULL);
 }

@@ -1,8 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * common/extjson/wrappers.c
- *	  The $-wrapper rules of the bson gem's BSON::ExtJSON.parse(mode: :bson):
- *	  which objects are typed values, and how each is written.
+ *	  The emitter's recursion: a document tree written as Relaxed Extended
+ *	  JSON (exj_emit), any value, ordinary documents, and the $-wrapper
+ *	  rules of the bson gem's BSON::ExtJSON.parse(mode: :bson): which objects
+ *	  are typed values, and how each is written.  Its leaves (paths, errors,
+ *	  numbers) are common/extjson/emit.c's.
  *
  * By number of keys (ext_json.rb, parse_hash):
  *	0			{}
@@ -73,23 +76,6 @@ has_keys(ExjNode *node, const char *k1, const char *k2)
 	return node->kind == EXJ_OBJECT && node->len == 2 &&
 		exj_find_key(node, k1) >= 0 && exj_find_key(node, k2) >= 0 &&
 		strcmp(k1, k2) != 0;
-}
-
-/*
- * exj_is_integer_text
- *		Is a NUMBER node an integer (no fraction, no exponent)?
- */
-bool
-exj_is_integer_text(ExjNode *node)
-{
-	int			i;
-
-	if (node->kind != EXJ_NUMBER)
-		return false;
-	for (i = 0; i < node->len; i++)
-		if (node->str[i] == '.' || node->str[i] == 'e' || node->str[i] == 'E')
-			return false;
-	return true;
 }
 
 /*
@@ -634,4 +620,103 @@ exj_emit_object(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
 	if (!check_reserved(st, node, path))
 		return false;
 	return exj_emit_plain(st, node, path, true, false);
+}
+
+/*
+ * exj_emit_plain
+ *		An ordinary document: every key, in order, with its value.  With
+ *		skip_ref_id, the $ref and $id keys are left out (a DBRef's rest).
+ */
+bool
+exj_emit_plain(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path, bool first,
+			   bool skip_ref_id)
+{
+	int			i;
+
+	if (!skip_ref_id)
+		appendStringInfoCharMacro(st->buf, '{');
+	for (i = 0; i < node->len; i++)
+	{
+		ExjPathSeg	seg = {path, node->keys[i], node->keylens[i], 0};
+
+		if (skip_ref_id && (exj_key_is(node->keys[i], node->keylens[i], "$ref") ||
+							exj_key_is(node->keys[i], node->keylens[i], "$id")))
+			continue;
+		if (!first)
+			appendStringInfoCharMacro(st->buf, ',');
+		first = false;
+		exj_append_string(st->buf, node->keys[i], node->keylens[i]);
+		appendStringInfoCharMacro(st->buf, ':');
+		if (!exj_emit_node(st, node->items[i], &seg))
+			return false;
+	}
+	appendStringInfoCharMacro(st->buf, '}');
+	return true;
+}
+
+/*
+ * exj_emit_node
+ *		Any value.
+ */
+bool
+exj_emit_node(ExjEmitState *st, ExjNode *node, const ExjPathSeg *path)
+{
+	int			i;
+
+	switch (node->kind)
+	{
+		case EXJ_NULL:
+			appendBinaryStringInfo(st->buf, "null", 4);
+			return true;
+		case EXJ_TRUE:
+			appendBinaryStringInfo(st->buf, "true", 4);
+			return true;
+		case EXJ_FALSE:
+			appendBinaryStringInfo(st->buf, "false", 5);
+			return true;
+		case EXJ_NUMBER:
+			return exj_emit_number(st, node, path);
+		case EXJ_STRING:
+			exj_append_string(st->buf, node->str, node->len);
+			return true;
+		case EXJ_ARRAY:
+#ifndef FRONTEND
+			check_stack_depth();
+#endif
+			appendStringInfoCharMacro(st->buf, '[');
+			for (i = 0; i < node->len; i++)
+			{
+				ExjPathSeg	seg = {path, NULL, 0, i};
+
+				if (i > 0)
+					appendStringInfoCharMacro(st->buf, ',');
+				if (!exj_emit_node(st, node->items[i], &seg))
+					return false;
+			}
+			appendStringInfoCharMacro(st->buf, ']');
+			return true;
+		case EXJ_OBJECT:
+#ifndef FRONTEND
+			check_stack_depth();
+#endif
+			return exj_emit_object(st, node, path);
+	}
+	return false;
+}
+
+/*
+ * exj_emit
+ *		Append the Relaxed Extended JSON of a tree.  On error, returns false
+ *		with err->msg and err->path ("<root_path>.a[2]") set; buf then holds
+ *		a partial document.
+ */
+bool
+exj_emit(StringInfo buf, ExjNode *node, const char *root_path, ExjError *err)
+{
+	ExjEmitState st;
+
+	st.buf = buf;
+	st.err = err;
+	st.root = root_path;
+	return exj_emit_node(&st, node, NULL);
 }
