@@ -552,9 +552,11 @@ extern void subset_plan_check_decided(SubsetPlan *plan, bool allow_undecided);
 extern void subset_request_init(SubsetRequest *req, const char *funcname,
 								SubsetConfig *cfg, const char *target,
 								ArrayType *ids, Jsonb *ids_by_space);
+extern SubsetPlan *subset_plan_from_args(const SubsetArgs *a, bool export);
+
+/* plan/planner.c */
 extern const SubsetIds *subset_request_space(const SubsetRequest *req,
 											 const char *space);
-extern SubsetPlan *subset_plan_from_args(const SubsetArgs *a, bool export);
 
 /* plan/delete.c */
 extern bool subset_delete_wanted(SubsetPlan *plan, int file);

@@ -4,6 +4,8 @@
  *	  The planner's working state, shared by the files that make a plan,
  *	  in two phases: decide (no SQL), then write the SQL of the decisions.
  *
+ *	plan/request.c		the request: arguments, config, ids by space;
+ *						calls the driver
  *	plan/build.c		the driver (plan_build_once: the phases in order),
  *						the files' queries, the cycles' fix-up files
  *	decide:
@@ -20,6 +22,17 @@
  *	plan/closure.c	the rows exported rows reference, and the sets of
  *						all rows
  *	plan/select.c		the select list: columns and masks
+ *	plan/delete.c		the delete files' statements
+ *	plan/order.c		the processing order; plan/file_name.c the names
+ *	plan/planner.c		the helpers of this struct every phase calls
+ *						(sets, aliases, columns, edges, the path walked):
+ *						below every phase, it calls none
+ *
+ * Each file calls only the phases before it and planner.c, never one
+ * after it, with one exception (doc/architecture.md, "Known circles"):
+ * seeds.c's undecided sets read a parent's set of all rows
+ * (planner_fset), which closure.c builds on demand from the children's
+ * seeds.
  *
  * Not part of the extension's interface outside the planner.
  *
@@ -137,7 +150,7 @@ typedef struct Planner
 								 * first (planner_enter) */
 } Planner;
 
-/* plan/build.c */
+/* plan/planner.c: the helpers every phase calls, below them all */
 extern int	planner_add_set(Planner *pl, const char *prefix, int table,
 							char *query, bool frag, List *deps,
 							const char *rule);

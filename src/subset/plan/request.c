@@ -154,28 +154,6 @@ subset_request_init(SubsetRequest *req, const char *funcname,
 }
 
 /*
- * subset_request_space
- *		The ids of id space `space` ("default" or NULL: the ids), or NULL
- *		when none were given for it.
- */
-const SubsetIds *
-subset_request_space(const SubsetRequest *req, const char *space)
-{
-	ListCell   *lc;
-
-	if (space == NULL || strcmp(space, "default") == 0)
-		return &req->ids;
-	foreach(lc, req->spaces)
-	{
-		SubsetSpaceIds *s = lfirst(lc);
-
-		if (strcmp(s->space, space) == 0)
-			return &s->ids;
-	}
-	return NULL;
-}
-
-/*
  * subset_plan_from_args
  *		The plan of a subset call's arguments: its config (the catalog's
  *		when a->config is NULL) parsed and checked, its ids decoded, the
