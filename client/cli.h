@@ -668,6 +668,7 @@ extern char *load_file_table(const char *name);
 extern pid_t pgdump_start(PGconn *conn, const char *dir,
 						  const char *snapshot, char **exclude_schemas,
 						  int nexclude);
+extern char *exwiw_program_path;
 extern void pgdump_finish(pid_t pid, const char *dir, const char *out_name);
 extern char *ddl_postprocess(const char *dump, const char *const *left_out,
 							 char **stripped_extensions);
@@ -692,6 +693,5 @@ extern const char *export_format_name(const CliOptions *opts);
 
 /* the export's SQL, shared by export.c and explain.c */
 extern void since_apply(PGconn *conn, const CliOptions *opts, SchemaConfig *cfg);
-extern char *exwiw_program_path;
 
 #endif							/* EXWIW_CLI_H */

@@ -18,9 +18,6 @@
  */
 #include "cli.h"
 
-/* argv[0], to find pg_dump next to this program */
-char	   *exwiw_program_path = NULL;
-
 /*
  * main
  *		Parse, check, run the subcommand.

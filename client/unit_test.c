@@ -20,8 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-char	   *exwiw_program_path = NULL;
-
 static int	failures = 0;
 static int	checks = 0;
 

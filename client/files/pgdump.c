@@ -37,6 +37,9 @@
 
 #include "common/string.h"
 
+/* argv[0], to find pg_dump next to this program (main() sets it) */
+char	   *exwiw_program_path = NULL;
+
 #define PG_DUMP_VERSIONSTR "pg_dump (PostgreSQL) " PG_VERSION "\n"
 
 #define RAW_NAME	".pg_dump.sql"
