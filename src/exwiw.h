@@ -5,19 +5,22 @@
  *	  shares: the streaming engine and its writers (dump/), the settings
  *	  pins, the argument checks of the SQL entry points.
  *
- * src/ is one directory per subsystem.  Calls go one way, down this list;
- * a subsystem calls only those below it:
+ * src/ is one directory per subsystem, the subset engine one folder per
+ * phase; doc/architecture.md draws the layers and who may include and call
+ * whom, and test/lint/src_layers.sh enforces that drawing.  Calls go one
+ * way, down this list; a subsystem calls only those below it:
  *
  *	sink/		server-side files: a stream drained into a file, or a
  *				subset export's files into a directory, atomically, through
  *				a compressor (a handle per algorithm, compress_io.h)
- *	subset/		the subset engine: a config checked and resolved, the
- *				foreign-key graph from the catalog, the planner (the
- *				decisions in plan/decide.c, then their SQL in
- *				plan/seeds.c, plan/closure.c, plan/build.c and
- *				sql/deparse.c), the executor (subset_run*.c: privileges,
- *				locks, row sets, sequences, depths), the export, its delete
- *				files, explain and the mask preview
+ *	subset/		the subset engine, by phase: config/ (the config parsed
+ *				and checked), catalog/ (the foreign-key graph, inference,
+ *				sensitivity, secrets), sql/ (deparse.c: SQL text of names,
+ *				types, a user's fragment), plan/ (the planner: decide.c,
+ *				then seeds.c, closure.c, select.c, delete.c driven by
+ *				build.c over planner.h's struct), run/ (the executor:
+ *				privileges, locks, row sets, sequences, depths, the export,
+ *				its delete files); explain and the mask preview on top
  *	mask/		the masks that are SQL functions called per row by an
  *				export's select list: pseudonyms, partial, noise,
  *				generalization, jsonb paths; the secret and its HMAC
@@ -26,26 +29,26 @@
  *				values, typed rows, the JSON Lines writer
  *	dump/		the streaming engine (stream.c: one query, rows formatted
  *				straight into chunks), the INSERT and COPY writer
- *				(dump/writer.c), the checks of a query, the settings
- *				pinned while values are formatted, the read-ahead of a
- *				query's index probes (prefetch.c), SRF plumbing
+ *				(writer.c), the checks of a query, the settings pinned
+ *				while values are formatted, the read-ahead of a query's
+ *				index probes (prefetch.c), SRF plumbing
  *	common/		what builds with FRONTEND too, so that the fuzz targets
- *				and the client take the directory: the dump format's
- *				text (sql_text.c), the Extended JSON core (common/extjson/extjson.h), and
+ *				and the client take the directory: the dump format's text
+ *				(sql_text.c), the Extended JSON core (extjson/), and
  *				compat.h, the one place that tests the server's version
  *
  * exwiw.c is the module's entry (the magic block, _PG_init and the
  * settings of every subsystem, the shared argument checks).  Each
- * subsystem's SQL-callable functions are in its *_funcs.c and nowhere
- * else, thin, as contrib/amcheck's: they decode their arguments (into a
- * struct where there are many: SubsetArgs), call the engine, and turn
- * what it returns into rows; no engine function takes a FunctionCallInfo.
- * An entry point may call any subsystem (exwiw_dump_jsonl, in
- * extjson/funcs.c, runs dump/'s stream with extjson/'s writer).
- * Includes name the directory: #include "subset/subset.h".
+ * subsystem's SQL-callable functions are in its funcs.c and nowhere else,
+ * thin, as contrib/amcheck's: they decode their arguments (into a struct
+ * where there are many: SubsetArgs), call the engine, and turn what it
+ * returns into rows; no engine function takes a FunctionCallInfo.  An
+ * entry point may call any subsystem (exwiw_dump_jsonl, in extjson/funcs.c,
+ * runs dump/'s stream with extjson/'s writer).  Includes name the path
+ * from src/: #include "subset/plan/planner.h".
  *
- * "sql" in a name means SQL text (common/sql_text.c); the dump format's
- * writer is dump/writer.c, the SQL functions are the *_funcs.c.
+ * "sql" in a name means SQL text (common/sql_text.c, subset/sql/); the
+ * dump format's writer is dump/writer.c, the SQL functions are the funcs.c.
  *
  * A "stream" runs one query through a cursor and hands every row to a
  * "writer", which appends the row's text to a chunk buffer.  The stream

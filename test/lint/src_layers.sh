@@ -38,15 +38,21 @@ use strict;
 use warnings;
 my $doc = "doc/architecture.md";
 open(my $dh, "<", $doc) or die "not ok: $doc: $!\n";
-my (%rank, %entry, @layers, $in);
+my (%rank, %entry, %known, @layers, $in);
 my $n = 0;
 while (<$dh>)
 {
+	if (/^```circles/) { $in = "circles"; next; }
 	if (/^```layers (\S+)/) { $in = $1; next; }
 	if ($in && /^```/) { $in = undef; next; }
 	next unless $in;
 	chomp;
 	next if /^\s*$/;
+	if ($in eq "circles")
+	{
+		$known{ join(" ", sort split /\s+/) } = 1;
+		next;
+	}
 	if (s/^entry\s+//)
 	{
 		$entry{$_} = 1 for split /\s+/;
@@ -225,8 +231,19 @@ sub circles
 		}
 	};
 	$visit->($_) for grep { !exists $index{$_} } sort keys %$edges;
-	not_ok("a circle of ${kind}s: " . join(" <-> ", @$_)) for @found;
-	print "ok: no circle of ${kind}s between files\n" unless @found;
+	my $n = 0;
+	for my $c (@found)
+	{
+		my $name = join(" ", @$c);
+		if ($kind eq "call" && $known{$name})
+		{
+			print "ok: the known circle of $doc: " . join(" <-> ", @$c) . "\n";
+			next;
+		}
+		not_ok("a circle of ${kind}s: " . join(" <-> ", @$c));
+		$n++;
+	}
+	print "ok: no other circle of ${kind}s between files\n" unless $n;
 }
 circles("include", \%inc);
 circles("call", { map { my $f = $_; ($f => [ keys %{ $call{$f} } ]) } keys %call });
