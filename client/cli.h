@@ -227,6 +227,8 @@ typedef struct CliOptions
 } CliOptions;
 
 extern void parse_options(int argc, char **argv, CliOptions *opts);
+extern bool parse_size(const char *value, const char *flag, int64 *bytes,
+					   char **error);
 extern void check_options(CliOptions *opts);
 extern int	check_parallel_workers(long n);
 extern void usage(void);
@@ -682,8 +684,6 @@ typedef struct ExactCount
 	double		bytes;			/* estimated: rows times the plan's width */
 } ExactCount;
 
-extern bool parse_size(const char *value, const char *flag, int64 *bytes,
-					   char **error);
 extern ExactCount *exact_counts(PGconn *conn, const char *nsp,
 								const char *const *params, int *n);
 extern void check_limits(ExactCount *c, int n, long max_rows, int64 max_bytes);

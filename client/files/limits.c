@@ -22,76 +22,9 @@
 #include "cli.h"
 
 #include <ctype.h>
-#include <math.h>
 
 /* how many of the largest tables a refusal names */
 #define LIMIT_TABLES_NAMED	5
-
-/*
- * parse_size
- *		A size as pg_size_bytes() reads one: a number (a fraction allowed),
- *		optional spaces, and a unit, bytes, B, kB, MB, GB, TB or PB (powers
- *		of 1024, any case), or none (bytes).  Returns false with *error set
- *		when value is not one, is not above zero, or does not fit.
- */
-bool
-parse_size(const char *value, const char *flag, int64 *bytes, char **error)
-{
-	static const struct
-	{
-		const char *unit;
-		double		mult;
-	}			units[] = {
-		{"", 1}, {"b", 1}, {"bytes", 1}, {"kb", 1024.0}, {"mb", 1024.0 * 1024},
-		{"gb", 1024.0 * 1024 * 1024}, {"tb", 1024.0 * 1024 * 1024 * 1024},
-		{"pb", 1024.0 * 1024 * 1024 * 1024 * 1024}
-	};
-	const char *p = value;
-	char	   *end;
-	double		n;
-	size_t		i;
-
-	while (isspace((unsigned char) *p))
-		p++;
-	if (!isdigit((unsigned char) *p) && *p != '.')
-	{
-		*error = psprintf("invalid %s \"%s\": a size is a positive number with a unit, such as 500MB or 2GB",
-						  flag, value);
-		return false;
-	}
-	errno = 0;
-	n = strtod(p, &end);
-	if (errno != 0 || end == p)
-	{
-		*error = psprintf("invalid %s \"%s\": a size is a positive number with a unit, such as 500MB or 2GB",
-						  flag, value);
-		return false;
-	}
-	while (isspace((unsigned char) *end))
-		end++;
-	for (i = 0; i < lengthof(units); i++)
-		if (pg_strcasecmp(end, units[i].unit) == 0)
-			break;
-	if (i == lengthof(units))
-	{
-		*error = psprintf("invalid %s \"%s\": unknown unit \"%s\" (valid units are bytes, B, kB, MB, GB, TB and PB)",
-						  flag, value, end);
-		return false;
-	}
-	n = floor(n * units[i].mult);
-	if (n < 1)
-	{
-		*error = psprintf("%s must be at least 1 byte (got \"%s\")", flag, value);
-		return false;
-	}
-	if (n > (double) PG_INT64_MAX / 2)
-	{
-		*error = psprintf("%s is too large (got \"%s\")", flag, value);
-		return false;
-	}
-	*bytes = (int64) n;
-	return true;
-}
 
 /*
  * top_width
