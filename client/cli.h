@@ -332,7 +332,7 @@ extern char *read_whole_file(const char *path, size_t *len);
 extern char *read_whole_file_at(int dirfd, const char *name, size_t *len);
 
 /* ---------------------------------------------------------------- */
-/* connection.c                                                       */
+/* exit_status.c, connection.c                                        */
 /* ---------------------------------------------------------------- */
 
 /* exit status of an error: 1, or 2 while schema check runs */

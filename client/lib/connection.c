@@ -36,7 +36,6 @@
 #define MAX_CANCELS MAX_PARALLEL_WORKERS
 
 volatile sig_atomic_t exwiw_cancel_signal = 0;
-int			exwiw_error_exit = 1;
 
 static PGcancel *volatile cancels[MAX_CANCELS];
 static PGconn *cancel_conns[MAX_CANCELS];
