@@ -11,16 +11,19 @@
  *	subset/funcs.c		the SQL functions, thin: arguments into a SubsetArgs
  *	plan/request.c	a call's ids decoded, and its config, request and
  *						plan made (subset_plan_from_args)
- *	subset_config*.c	a config document (jsonb) checked and resolved
+ *	config/			a config document (jsonb) checked and resolved
  *						into a SubsetConfig: jsonb access, columns and
- *						masks, edges, the checks
+ *						masks, edges, names, the checks
  *	catalog/read.c	the config the catalog implies: foreign keys,
  *						partitions and inheritance; catalog/infer.c the
  *						edges real applications leave undeclared;
- *						catalog/sensitive.c which columns look sensitive,
- *						catalog/values.c which hold secrets by their values
- *						(a sample of them), catalog/secrets.c what a
- *						secret looks like
+ *						catalog/evidence.c and catalog/queries.c the
+ *						relations offered from the data and from
+ *						pg_stat_statements; catalog/sensitive.c which
+ *						columns look sensitive, catalog/values.c which hold
+ *						secrets by their values (a sample of them),
+ *						catalog/secrets.c what a secret looks like;
+ *						catalog/spelling.c a table's name in a config
  *	plan/order.c		the processing (file) order, as the Ruby client
  *						computes it: rounds, cycles broken at nullable keys
  *	plan/decide.c		which rows: each table's rule, paths and arms,
@@ -31,8 +34,9 @@
  *	plan/select.c		masks (plan/planner.h)
  *	sql/deparse.c	SQL text that exwiw writes: qualified names,
  *						equality operators, key tuples
- *	subset_run*.c		running a plan: privileges and locks, the snapshot
- *						check, row sets, sequences, self-reference depths
+ *	run/			running a plan: privileges and locks, the snapshot
+ *						check, row sets, sequences, self-reference depths,
+ *						withheld errors, delete files written
  *	run/export.c		the files, streamed (exwiw_export, the directory
  *						sink); plan/delete.c their delete files;
  *						plan/file_name.c their names
@@ -376,8 +380,6 @@ typedef struct SubsetErrorContext
 
 /* config/parse.c */
 extern SubsetConfig *subset_config_parse(const char *funcname, Jsonb *config);
-extern Oid	subset_resolve_name(const char *name);
-extern char *subset_config_spelling(Oid relid, bool bare);
 extern List *subset_template_parse(const char *tpl);
 
 /* config/masks.c */
@@ -387,6 +389,14 @@ extern void subset_config_check_masks(SubsetConfig *cfg);
 extern int	subset_config_undecided_columns(SubsetConfig *cfg, StringInfo list);
 extern int	subset_config_undecided_arms(SubsetConfig *cfg, StringInfo list);
 extern int	subset_config_proposals(SubsetConfig *cfg, StringInfo list);
+
+/* catalog/spelling.c: a table's name in a config */
+extern int	subset_name_readings(const char *name, Oid *found, char **outnames,
+								 int max);
+extern int	subset_name_max_readings(const char *name);
+extern char *subset_quoted_name(Oid relid);
+extern Oid	subset_resolve_name(const char *name);
+extern char *subset_config_spelling(Oid relid, bool bare);
 
 /* catalog/read.c: a foreign key as declared, ends mapped to roots */
 typedef struct SubsetCatalogFk
