@@ -5,46 +5,56 @@
  *
  * The client writes the directory of files that the Ruby client wrote, but
  * it formats nothing itself: every byte of every data file comes from the
- * server's exwiw_export().  Its files, one concept each:
+ * server's exwiw_export().  Its files, one concept each, in three layers
+ * (cmd/ calls files/ and lib/, files/ calls lib/; doc/architecture.md):
  *
- *	main.c			entry point: the subcommands, --help, --version
- *	options.c		the command line, merged with the run config, checked
- *	ids.c			--ids values and their ID spaces, as the Ruby client
- *	runconfig.c		the YAML run config (exwiw.yml), read with libyaml
- *	schemadir.c		the schema config: a directory of per-table JSON
- *					files (or one JSON file), read and written
- *	json.c			a small JSON tree: parse (libpgcommon's JSON lexer),
- *					print as Ruby's JSON.pretty_generate does
- *	connection.c	connections, server messages, errors, cancel on signal
- *	export.c		the export subcommand: run the files on one snapshot,
- *					with one connection or several
- *	dump.c			the dump subcommand: one table or query into files of
- *					N rows, on one snapshot, with one connection or several
- *	parallel.c		the plan as the client sees it (files, row sets,
- *					sizes), the largest files split into parts, and the
- *					files and parts dealt to the workers
- *	parts.c			the parts of a file, written by several workers,
- *					joined in order into the file
- *	stream.c		one connection's stream of (file, chunk) rows into
- *					files, many connections multiplexed
- *	outdir.c		the output directory: temporary directory, fsync,
- *					atomic rename, cleanup
- *	progress.c		the progress display on a terminal
- *	schema.c		schema generate | check | tidy --from-db
- *	explain.c		the explain subcommand
- *	mask.c			mask preview: original beside masked values
- *	pgdump.c		insert-000-schema.sql: pg_dump, run as a child
- *	ddl.c			pg_dump's output made idempotent, as the Ruby client
- *	load.c			the load subcommand: a directory of files into a
- *					database, in order or with -j N connections
- *	load_deps.c		which files of a load may run at the same time
- *	refresh.c		load --refresh: one tenant's rows made equal to a new
- *					export, no other row changed
- *	sql_split.c		an SQL file's statements and COPY data, as psql
- *					splits them, in the session's client encoding
- *	file_reader.c	a file's bytes, plain or decompressed (.gz, .zst)
- *	file_writer.c	-Z: a file's bytes compressed as written (gzip, zstd)
- *	manifest.c		manifest.json of an export, and exwiw verify DIR
+ *	main.c				entry point: the subcommands, --help, --version
+ *
+ *	cmd/export.c		the export subcommand: run the files on one
+ *						snapshot, with one connection or several
+ *	cmd/dump.c			the dump subcommand: one table or query into files
+ *						of N rows, on one snapshot, with one connection or
+ *						several
+ *	cmd/load.c			the load subcommand: a directory of files into a
+ *						database, in order or with -j N connections
+ *	cmd/refresh.c		load --refresh: one tenant's rows made equal to a
+ *						new export, no other row changed
+ *	cmd/schema.c		schema generate | check | tidy --from-db
+ *	cmd/explain.c		the explain subcommand
+ *	cmd/mask.c			mask preview: original beside masked values
+ *
+ *	files/parallel.c	the plan as the client sees it (files, row sets,
+ *						sizes), the largest files split into parts, and
+ *						the files and parts dealt to the workers
+ *	files/parts.c		the parts of a file, written by several workers,
+ *						joined in order into the file
+ *	files/stream.c		one connection's stream of (file, chunk) rows into
+ *						files, many connections multiplexed
+ *	files/outdir.c		the output directory: temporary directory, fsync,
+ *						atomic rename, cleanup
+ *	files/pgdump.c		insert-000-schema.sql: pg_dump, run as a child
+ *	files/load_deps.c	which files of a load may run at the same time
+ *	files/manifest.c	manifest.json of an export, and exwiw verify DIR
+ *	files/verify_fk.c	verify: every foreign key inside an export resolves
+ *	files/limits.c		--max-rows, --max-bytes: the files' rows counted
+ *						before anything is written
+ *
+ *	lib/options.c		the command line, merged with the run config, checked
+ *	lib/ids.c			--ids values and their ID spaces, as the Ruby client
+ *	lib/runconfig.c		the YAML run config (exwiw.yml), read with libyaml
+ *	lib/schemadir.c		the schema config: a directory of per-table JSON
+ *						files (or one JSON file), read and written
+ *	lib/json.c			a small JSON tree: parse (libpgcommon's JSON
+ *						lexer), print as Ruby's JSON.pretty_generate does
+ *	lib/connection.c	connections, server messages, errors, cancel on
+ *						signal
+ *	lib/exit_status.c	the exit status of an error
+ *	lib/progress.c		the progress display on a terminal
+ *	lib/ddl.c			pg_dump's output made idempotent, as the Ruby client
+ *	lib/sql_split.c		an SQL file's statements and COPY data, as psql
+ *						splits them, in the session's client encoding
+ *	lib/file_reader.c	a file's bytes, plain or decompressed (.gz, .zst)
+ *	lib/file_writer.c	-Z: a file's bytes compressed as written (gzip, zstd)
  *
  *-------------------------------------------------------------------------
  */
