@@ -111,3 +111,17 @@ RESET search_path;
 DROP SCHEMA prop CASCADE;
 DROP OWNED BY exwiw_prop_reader;
 DROP ROLE exwiw_prop_reader;
+
+-- A table is offered as its own parent only when the column points back
+-- into it: visitor_id (a key of another database, which only the table's
+-- own serial ids hold, by chance) is no relation; previous_visit_id is
+CREATE SCHEMA prop_self;
+CREATE TABLE prop_self.visits (id bigint PRIMARY KEY, visitor_id bigint, previous_visit_id bigint);
+INSERT INTO prop_self.visits
+SELECT g, 1001 + g % 30, CASE WHEN g > 1001 THEN g - 1 END FROM generate_series(1001, 1100) g;
+SELECT t->>'name' AS "table", b->>'foreign_key' AS foreign_key, b->>'table_name' AS table_name,
+       b ? 'proposed' AS proposed
+  FROM jsonb_array_elements(exwiw_config_from_catalog('prop_self')->'tables') t,
+       jsonb_array_elements(t->'belongs_tos') b
+ ORDER BY 1, 2;
+DROP SCHEMA prop_self CASCADE;

@@ -16,9 +16,13 @@
  * polymorphic pair "<x>_type"/"<x>_id") whose name ends in "_id", "_by" or
  * "_uuid", or an integer or uuid column that is the only key column of an
  * index of its table, and that no foreign key, declared or inferred,
- * covers.  The candidates are the tables of the config (the table itself
- * too: a parent_category_id) whose primary key is one column of a type
- * that can hold the column's values.
+ * covers.  The candidates are the tables of the config whose primary key
+ * is one column of a type that can hold the column's values; the table
+ * itself only when the column names it ("parent_category_id" of
+ * categories) or begins with a word that points back into the same table
+ * ("parent_id", "previous_id", self_word): a "user_id" of an events table
+ * in a database without users is a key of another database, which the
+ * table's own serial ids hold by chance.
  *
  * The values: a bounded read of the column, TABLESAMPLE SYSTEM over about
  * SAMPLE_PAGES pages (a small table is read whole), at most SAMPLE_ROWS
@@ -428,6 +432,31 @@ names_table(const char *col, Candidate *c)
 }
 
 /*
+ * self_word
+ *		Does column col begin with a word that points to a row of its own
+ *		table (parent_id, root_id, previous_version_id ...)?
+ */
+static bool
+self_word(const char *col)
+{
+	static const char *const words[] = {
+		"parent", "root", "ancestor", "previous", "prev", "next", "original",
+		"duplicate", "duplicated", "merged", "predecessor", "successor",
+		"forked", "superseded", "reply", "in_reply", NULL
+	};
+	int			i;
+
+	for (i = 0; words[i] != NULL; i++)
+	{
+		size_t		n = strlen(words[i]);
+
+		if (strncmp(col, words[i], n) == 0 && col[n] == '_')
+			return true;
+	}
+	return false;
+}
+
+/*
  * fit
  *		How well candidate c (rows rows) explains a column with distinct
  *		distinct values, every one a key of c, as a log-odds: the
@@ -509,8 +538,12 @@ propose_column(Relation rel, const char *col, Oid typid, Candidate *cands, int n
 		bool		named;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)) ||
-			!may_hold(c, &cv) || !holds_all(c, &cv))
+		if (!c->readable || !subset_same_key_type(getBaseType(typid), getBaseType(c->keytype)))
+			continue;
+		/* the table itself, only when the column points back into it */
+		if (c->relid == RelationGetRelid(rel) && !names_table(col, c) && !self_word(col))
+			continue;
+		if (!may_hold(c, &cv) || !holds_all(c, &cv))
 			continue;
 		rows = c->rows;
 		f = fit(c, rows, cv.distinct);
