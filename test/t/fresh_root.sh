@@ -204,12 +204,14 @@ if step root-run "as root, in /root/exwiw, LANG unset: $run_cmd" \
 	fi
 fi
 
-# a user who is not root, with a home directory: the clone in it, the demo
+# a user who is not root, with a home directory: the clone in it (of a
+# repository the user owns: git refuses to clone root's, "dubious
+# ownership"), the demo
 user=newcomer
 if step user-demo "as $user, in /home/$user/exwiw, LANG unset: $demo_cmd" \
-	bash -c 'useradd -m -s /bin/bash "$1" &&
+	bash -c 'useradd -m -s /bin/bash "$1" && chown -R "$1": /srv/exwiw.git &&
 		cd "/home/$1" && runuser -u "$1" -- env -i PATH="$2" HOME="/home/$1" ${3:+EXWIW_PORT=$3} \
-		bash -c "git -c safe.directory=/srv/exwiw.git clone /srv/exwiw.git exwiw && cd exwiw && $4"' \
+		bash -c "git clone /srv/exwiw.git exwiw && cd exwiw && $4"' \
 	- "$user" "$path" "${EXWIW_FRESH_PORT:-}" "$demo_cmd"; then
 	ok "as $user, in /home/$user/exwiw, LANG unset: $demo_cmd"
 fi
