@@ -505,20 +505,11 @@ exwiw_chroot_make_locked() {
 	root=$(exwiw_chroot_dir "$major")
 	t0=$SECONDS
 	if [ ! -f "$root/.exwiw-debootstrap" ]; then
-		exwiw_apt_install debootstrap
 		exwiw_log "PostgreSQL $major: debootstrap --variant=minbase $suite $root"
-		exwiw_sudo rm -rf "$root"
-		exwiw_sudo debootstrap --variant=minbase "$suite" "$root" "$EXWIW_DEBIAN_MIRROR" \
-			>"$EXWIW_PG_CACHE/.debootstrap-$suite.log" 2>&1 ||
-			{ tail -n 40 "$EXWIW_PG_CACHE/.debootstrap-$suite.log" >&2; return 1; }
-		# no service starts in the root; no cluster is made by the packages;
-		# apt trusts an index whatever the clock says, as on this machine
-		printf '#!/bin/sh\nexit 101\n' | exwiw_sudo tee "$root/usr/sbin/policy-rc.d" >/dev/null
-		exwiw_sudo chmod 755 "$root/usr/sbin/policy-rc.d"
+		exwiw_debootstrap "$suite" "$root" || return 1
+		# no cluster is made by the packages
 		exwiw_sudo mkdir -p "$root/etc/postgresql-common"
 		echo "create_main_cluster = false" | exwiw_sudo tee "$root/etc/postgresql-common/createcluster.conf" >/dev/null
-		printf 'Acquire::Check-Valid-Until "false";\nAcquire::Check-Date "false";\n' |
-			exwiw_sudo tee "$root/etc/apt/apt.conf.d/99exwiw" >/dev/null
 		exwiw_sudo touch "$root/.exwiw-debootstrap"
 		exwiw_log "PostgreSQL $major: debootstrap took $((SECONDS - t0)) s"
 	fi
@@ -538,27 +529,63 @@ exwiw_chroot_make_locked() {
 	exwiw_log "PostgreSQL $major: $suite root ready in $((SECONDS - t0)) s"
 }
 
-# exwiw_chroot_run MAJOR COMMAND...: run COMMAND as root in that major's
-# Debian root, in this checkout (bind-mounted at the same path), with /proc,
-# /sys and /dev mounted.  The mounts live in a private mount namespace
-# (unshare), so they vanish with the command and concurrent runs never see
-# each other's.  Passes on EXWIW_PORT, EXWIW_COPT and EXWIW_DEB_IN_ROOT,
-# and sets EXWIW_CHROOT to the root's suite.
-exwiw_chroot_run() {
-	local root major=$1
-	root=$(exwiw_chroot_dir "$major")
-	shift
-	exwiw_sudo unshare --mount --propagation private -- bash -c '
+# exwiw_debootstrap SUITE DIR: a new Debian root of SUITE in DIR (what was
+# there is removed), "debootstrap --variant=minbase" from
+# EXWIW_DEBIAN_MIRROR, the package set of Debian's container images; as in
+# them, no service starts in the root (policy-rc.d), and apt trusts an
+# index whatever the clock says, as on this machine.  The log goes to
+# $EXWIW_PG_CACHE/.debootstrap-SUITE.log.
+exwiw_debootstrap() {
+	local suite=$1 root=$2 log=$EXWIW_PG_CACHE/.debootstrap-$1.log
+	exwiw_apt_install debootstrap
+	exwiw_sudo rm -rf "$root"
+	exwiw_sudo debootstrap --variant=minbase "$suite" "$root" "$EXWIW_DEBIAN_MIRROR" >"$log" 2>&1 ||
+		{ tail -n 40 "$log" >&2; return 1; }
+	printf '#!/bin/sh\nexit 101\n' | exwiw_sudo tee "$root/usr/sbin/policy-rc.d" >/dev/null
+	exwiw_sudo chmod 755 "$root/usr/sbin/policy-rc.d"
+	printf 'Acquire::Check-Valid-Until "false";\nAcquire::Check-Date "false";\n' |
+		exwiw_sudo tee "$root/etc/apt/apt.conf.d/99exwiw" >/dev/null
+}
+
+# exwiw_root_exec ROOT SRC COMMAND...: run COMMAND as root in the Debian
+# root ROOT (chroot), with /proc, /sys and /dev mounted, and the directory
+# SRC bind-mounted at the same path unless SRC is empty.  The mounts live in
+# a private mount namespace and the processes in a pid namespace of their
+# own (unshare), so that the mounts vanish and every process started in
+# the root (a server a failed test left running) is killed when COMMAND
+# ends, however it ends: the host never keeps a mount or a process of the
+# root, and concurrent runs never see each other's.  COMMAND runs with the
+# environment it is given: wrap it in "env -i ..." for a clean one.
+exwiw_root_exec() {
+	local root=$1 src=$2
+	shift 2
+	exwiw_sudo unshare --mount --propagation private --pid --fork --kill-child -- bash -c '
 		set -e
 		root=$1 src=$2
 		shift 2
 		mount -t proc proc "$root/proc"
 		mount -t sysfs sysfs "$root/sys"
 		mount --rbind /dev "$root/dev"
-		mkdir -p "$root$src"
-		mount --bind "$src" "$root$src"
+		if [ -n "$src" ]; then
+			mkdir -p "$root$src"
+			mount --bind "$src" "$root$src"
+		fi
 		cd /
-		exec chroot "$root" "$@"' - "$root" "$EXWIW_ROOT" \
+		# not exec: this shell stays the namespace'"'"'s init, which reaps
+		# orphans; when it ends, the kernel kills what is left
+		rc=0
+		chroot "$root" "$@" || rc=$?
+		exit $rc' - "$root" "$src" "$@"
+}
+
+# exwiw_chroot_run MAJOR COMMAND...: run COMMAND as root in that major's
+# Debian root, in this checkout (bind-mounted at the same path), with /proc,
+# /sys and /dev mounted (exwiw_root_exec).  Passes on EXWIW_PORT, EXWIW_COPT
+# and EXWIW_DEB_IN_ROOT, and sets EXWIW_CHROOT to the root's suite.
+exwiw_chroot_run() {
+	local major=$1
+	shift
+	exwiw_root_exec "$(exwiw_chroot_dir "$major")" "$EXWIW_ROOT" \
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 EXWIW_CHROOT="$(exwiw_chroot_suite "$major")" \
 		${EXWIW_PORT:+EXWIW_PORT=$EXWIW_PORT} ${EXWIW_DEB_IN_ROOT:+EXWIW_DEB_IN_ROOT=$EXWIW_DEB_IN_ROOT} \

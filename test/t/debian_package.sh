@@ -138,7 +138,11 @@ if [ "$(command -v exwiw)" = /usr/bin/exwiw ] && [ "$(exwiw --version)" = "exwiw
 else
 	not_ok "exwiw on PATH: '$(command -v exwiw || true)'"
 fi
-if ! command -v man >/dev/null || [ "$(man -w exwiw 2>/dev/null)" = /usr/share/man/man1/exwiw.1.gz ]; then
+if ! command -v man >/dev/null; then
+	# a machine without man-db (a fresh root, a container): what it would
+	# find is checked in the package above
+	echo "skip: man exwiw: man is not installed here"
+elif [ "$(man -w exwiw 2>/dev/null)" = /usr/share/man/man1/exwiw.1.gz ]; then
 	ok "man exwiw finds the manual page"
 else
 	not_ok "man -w exwiw: '$(man -w exwiw 2>&1 || true)'"
