@@ -64,7 +64,9 @@ RESET client_min_messages;
 SELECT exwiw_config_from_catalog('prop')->>'comment'
          ~ '^pg_stat_statements (could not be read \(.*shared_preload_libraries.*\)|is not installed)' AS says_why,
        jsonb_array_length(exwiw_config_from_catalog('prop')->'tables') AS tables;
+SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS pg_stat_statements;
+RESET client_min_messages;
 
 -- a helper: the config with the proposal for column col decided (change
 -- merged into it, "proposed" removed)
