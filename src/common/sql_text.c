@@ -102,19 +102,14 @@ exwiw_ident_needs_quotes(const char *ident)
 }
 
 /*
- * exwiw_append_ident
- *		Append ident to buf, quoted when the rule requires it.
+ * exwiw_append_quoted_ident
+ *		Append ident to buf in double quotes, each '"' in it doubled.
  */
 void
-exwiw_append_ident(StringInfo buf, const char *ident)
+exwiw_append_quoted_ident(StringInfo buf, const char *ident)
 {
 	const char *p;
 
-	if (!exwiw_ident_needs_quotes(ident))
-	{
-		appendStringInfoString(buf, ident);
-		return;
-	}
 	appendStringInfoChar(buf, '"');
 	for (p = ident; *p; p++)
 	{
@@ -123,6 +118,19 @@ exwiw_append_ident(StringInfo buf, const char *ident)
 		appendStringInfoChar(buf, *p);
 	}
 	appendStringInfoChar(buf, '"');
+}
+
+/*
+ * exwiw_append_ident
+ *		Append ident to buf, quoted when the rule requires it.
+ */
+void
+exwiw_append_ident(StringInfo buf, const char *ident)
+{
+	if (!exwiw_ident_needs_quotes(ident))
+		appendStringInfoString(buf, ident);
+	else
+		exwiw_append_quoted_ident(buf, ident);
 }
 
 /*

@@ -31,6 +31,7 @@ typedef struct ExwiwSqlFrame
 } ExwiwSqlFrame;
 
 extern bool exwiw_ident_needs_quotes(const char *ident);
+extern void exwiw_append_quoted_ident(StringInfo buf, const char *ident);
 extern void exwiw_append_ident(StringInfo buf, const char *ident);
 extern void exwiw_append_insert_value(StringInfo buf, const char *s, int len);
 extern Size exwiw_sql_escaped_length(const char *s, int len, bool insert);

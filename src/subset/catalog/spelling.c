@@ -19,23 +19,6 @@
 #include "utils/lsyscache.h"
 
 /*
- * append_quoted
- *		Append part in double quotes, each '"' in it doubled.
- */
-static void
-append_quoted(StringInfo s, const char *part)
-{
-	appendStringInfoChar(s, '"');
-	for (; *part; part++)
-	{
-		if (*part == '"')
-			appendStringInfoChar(s, '"');
-		appendStringInfoChar(s, *part);
-	}
-	appendStringInfoChar(s, '"');
-}
-
-/*
  * name_part
  *		One part of a config name as the files write it: as it is, or in
  *		double quotes (each '"' doubled) when it holds a "." or begins with
@@ -49,7 +32,7 @@ name_part(const char *part)
 	if (strchr(part, '.') == NULL && part[0] != '"')
 		return pstrdup(part);
 	initStringInfo(&s);
-	append_quoted(&s, part);
+	exwiw_append_quoted_ident(&s, part);
 	return s.data;
 }
 
@@ -64,9 +47,9 @@ subset_quoted_name(Oid relid)
 	StringInfoData s;
 
 	initStringInfo(&s);
-	append_quoted(&s, get_namespace_name(get_rel_namespace(relid)));
+	exwiw_append_quoted_ident(&s, get_namespace_name(get_rel_namespace(relid)));
 	appendStringInfoChar(&s, '.');
-	append_quoted(&s, get_rel_name(relid));
+	exwiw_append_quoted_ident(&s, get_rel_name(relid));
 	return s.data;
 }
 
