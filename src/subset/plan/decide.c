@@ -925,6 +925,8 @@ check_batch(Planner *pl, int ti)
 						t->name, b->name),
 				 errdetail("Batches are slices of the batch table's key values sorted as text.")));
 	pl->rel[ti].batched = true;
+	for (cur = ti; cur != t->batch_table; cur = cfg->edges[pl->rel[cur].path].parent)
+		pl->rel[cur].batch_path = true;
 	planner_cols_union(&pl->rel[ti].scols, &t->pk);
 	planner_cols_union(&pl->rel[t->batch_table].scols, &b->pk);
 }

@@ -100,6 +100,9 @@ typedef struct PlannerRel
 	bool		seed_frag;		/* seed holds the table's filter */
 	List	   *seed_deps;		/* sets the seed reads */
 	bool		batched;		/* PATH seed computed in batch_scope slices */
+	bool		batch_path;		/* on a batched table's path, below its batch
+								 * table: its seed reads its parent's set,
+								 * which each slice replaces */
 	int			uset;			/* set of its rows no tenant's decide, or -1 */
 	int			u_state;		/* 0, 1 building, 2 built (uset) */
 	int			somebodys;		/* every row somebody's: 0 unknown, 1

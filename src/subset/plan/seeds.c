@@ -333,7 +333,8 @@ batch_seed(Planner *pl, int ti)
  *		key among the ids, a constant: the query needs no set, and Citus
  *		routes it to the tenant's worker.  (A child row whose parent is
  *		missing, which only a schema without the foreign key allows, then
- *		comes too, as in scope-column mode.)
+ *		comes too, as in scope-column mode.)  Not on a batch_scope path,
+ *		whose slices replace the parent's set (check_batch).
  */
 static bool
 constant_parent(Planner *pl, SubsetEdge *e)
@@ -341,6 +342,9 @@ constant_parent(Planner *pl, SubsetEdge *e)
 	SubsetTable *pt = &pl->cfg->tables[e->parent];
 
 	if (e->parent == e->child || SubsetTableNarrowed(pt) || pl->rel[e->parent].ids_lits == NULL)
+		return false;
+	/* a batch's slice of the parent's rows is its set, not the ids */
+	if (pl->rel[e->child].batch_path)
 		return false;
 	if (pl->rel[e->parent].kind == SEED_TARGET)
 		return planner_cols_equal(&e->ref, &pt->pk);
