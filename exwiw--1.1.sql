@@ -109,15 +109,16 @@ CREATE FUNCTION exwiw_explain(
 	ids text[],
 	config jsonb DEFAULT NULL,
 	actual boolean DEFAULT false,
-	ids_by_space jsonb DEFAULT NULL)
+	ids_by_space jsonb DEFAULT NULL,
+	count_rows boolean DEFAULT false)
 RETURNS TABLE(seq integer, table_name text, file_name text,
 			  estimated_rows double precision, indexes text[], plan text,
 			  actual_rows double precision)
 AS 'MODULE_PATHNAME', 'exwiw_explain'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean, jsonb) IS
-'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked, and then the rows each file holds, counted on that snapshot)';
+COMMENT ON FUNCTION exwiw_explain(text, text[], jsonb, boolean, jsonb, boolean) IS
+'EXPLAIN every file''s extraction query of a subset export where it runs (its row sets computed on the caller''s snapshot): estimated rows, indexes used, and the plan (with ANALYZE and BUFFERS when asked, and then the rows each file holds, counted on that snapshot); with count_rows, the rows each file holds counted on that snapshot without running its query';
 
 CREATE FUNCTION exwiw_export(
 	target_table text,

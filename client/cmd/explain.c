@@ -11,7 +11,9 @@
  * file's extraction query where the export would run it (after computing
  * the row sets it reads, on one snapshot); the query text from
  * exwiw_plan().  --verbose adds each EXPLAIN plan, indented; --analyze runs
- * the queries (EXPLAIN ANALYZE, BUFFERS).  Nothing is written.
+ * the queries (EXPLAIN ANALYZE, BUFFERS); --exact counts each file's rows
+ * without running its query where its row set holds them (exwiw_explain's
+ * count_rows).  Nothing is written.
  *
  * Exit status 1 exactly when the export would refuse (safe mode, without
  * --allow-undecided), naming every decision it waits for as the export's
@@ -116,7 +118,7 @@ run_explain(CliOptions *opts)
 	char	   *config_text;
 	IdSpace    *def = ids_find(&opts->ids, DEFAULT_ID_SPACE);
 	char	   *ids = ids_array_literal(def);
-	const char *params[5];
+	const char *params[6];
 	bool		json = opts->explain_format && strcmp(opts->explain_format, "json") == 0;
 	PGconn	   *conn;
 	PGresult   *res;
@@ -152,17 +154,18 @@ run_explain(CliOptions *opts)
 	params[0] = opts->target_table;
 	params[1] = ids;
 	params[2] = config_text;
-	params[3] = opts->analyze || opts->exact ? "true" : "false";
+	params[3] = opts->analyze ? "true" : "false";
 	params[4] = ids_by_space_json(&opts->ids);
+	params[5] = opts->exact ? "true" : "false";
 	sql = psprintf("SELECT e.seq, e.table_name, e.file_name, e.estimated_rows, "
 				   "pg_catalog.array_to_string(e.indexes, ', '), e.plan, p.query, p.rule, "
 				   "pg_catalog.array_to_json(e.indexes), e.actual_rows "
-				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb) e "
+				   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $4::pg_catalog.bool, $5::pg_catalog.jsonb, $6::pg_catalog.bool) e "
 				   "LEFT JOIN %s.exwiw_plan($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, $5::pg_catalog.jsonb) p ON p.seq = e.seq "
 				   "ORDER BY e.seq", nsp, nsp);
 	nundecided = schema_config_undecided(cfg, undecided_cols, undecided_arms, proposals);
 	exec_command(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL);
-	res = exec_params_checked(conn, sql, 5, params, NULL);
+	res = exec_params_checked(conn, sql, 6, params, NULL);
 	n = PQntuples(res);
 	for (i = 0; i < n; i++)
 		maxseq = Max(maxseq, atoi(PQgetvalue(res, i, 0)));

@@ -4,11 +4,12 @@
  *	  export --max-rows and --max-bytes: the export's exact counts, on its
  *	  own snapshot, checked before a byte is written.
  *
- * The counts are exwiw explain --exact's: exwiw_explain(..., actual =>
+ * The counts are exwiw explain --exact's: exwiw_explain(..., count_rows =>
  * true) prepares the export in the export's own transaction (its first
  * statement, or after --since's, so the snapshot is the one the files are
- * then written from) and runs each file's query, counting its rows, sending
- * none.  The rows are exact.  The bytes are an estimate: the rows times the
+ * then written from) and counts each file's rows, sending none: a file read
+ * from the row set of its keys has that set's rows, any other is counted
+ * by a count(*) of its rows.  The rows are exact.  The bytes are an estimate: the rows times the
  * planner's average width of the query's row (the top plan node's
  * "width=", from the columns' statistics), not the files' text, which
  * quoting and INSERT syntax make larger and -Z smaller.
@@ -80,7 +81,7 @@ exact_counts(PGconn *conn, const char *nsp, const char *const *params, int *n)
 {
 	const char *eparams[4] = {params[0], params[1], params[2], params[6]};
 	char	   *sql = psprintf("SELECT e.seq, e.table_name, e.actual_rows, e.plan "
-							   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, true, $4::pg_catalog.jsonb) e "
+							   "FROM %s.exwiw_explain($1, $2::pg_catalog.text[], $3::pg_catalog.jsonb, false, $4::pg_catalog.jsonb, true) e "
 							   "ORDER BY e.seq", nsp);
 	PGresult   *res = exec_params_checked(conn, sql, 4, eparams,
 										  "could not count the export's rows");

@@ -17,8 +17,13 @@
  * query there: the estimated rows and the indexes of the plan, and the plan
  * itself, with ANALYZE and BUFFERS when actual is true, and then the file's
  * rows (the top node's actual rows: the query ran on that snapshot, its
- * rows counted, not sent).  It is what
- * "exwiw explain" prints.  Safe mode does not apply: nothing is written.
+ * rows counted, not sent).  With count_rows instead, each file's rows are
+ * counted on that snapshot without running its query: a file that reads
+ * its table by key from the set of its keys has that set's rows, which the
+ * export has just computed; any other is counted by a count(*) over its
+ * FROM and WHERE (plan/build.c), without its select list's masks or its
+ * ORDER BY.  It is what "exwiw explain" prints, and what "exwiw export
+ * --max-rows" checks.  Safe mode does not apply: nothing is written.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,24 +39,24 @@
 
 /*
  * explain_withheld
- *		Run sql, an EXPLAIN of q's query, in the current SPI connection, with
- *		q's parameters; when withhold, an error it raises is withheld
- *		(exwiw_withhold_error): EXPLAIN ANALYZE reads the rows.
+ *		Run sql, an EXPLAIN of q's query or a count of its rows, in the
+ *		current SPI connection, with q's parameters, read-only or not; when
+ *		withhold, an error it raises is withheld (exwiw_withhold_error):
+ *		EXPLAIN ANALYZE and a count read the rows.
  */
 static int
-explain_withheld(const char *sql, ExwiwQuery *q, bool withhold)
+explain_withheld(const char *sql, ExwiwQuery *q, bool withhold, bool read_only)
 {
 	MemoryContext old = CurrentMemoryContext;
 	int			ret = 0;
 
-	/* EXPLAIN is a utility statement: SPI runs those only read-write */
 	if (!withhold)
 		return SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
-									 false, 0);
+									 read_only, 0);
 	PG_TRY();
 	{
 		ret = SPI_execute_with_args(sql, q->nargs, q->argtypes, q->values, NULL,
-									false, 0);
+									read_only, 0);
 	}
 	PG_CATCH();
 	{
@@ -118,7 +123,8 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
 	appendStringInfo(&sql, "EXPLAIN (%s) %s",
 					 analyze ? "ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF" : "COSTS ON",
 					 q->sql);
-	if (explain_withheld(sql.data, q, analyze && q->error_table) != SPI_OK_UTILITY)
+	/* EXPLAIN is a utility statement: SPI runs those only read-write */
+	if (explain_withheld(sql.data, q, analyze && q->error_table, false) != SPI_OK_UTILITY)
 		elog(ERROR, "could not EXPLAIN a file's query");
 	initStringInfo(&plan);
 	for (i = 0; i < SPI_processed; i++)
@@ -138,6 +144,50 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
 	if (walked >= 0)
 		exwiw_restore_settings(walked);
 	return plan.data;
+}
+
+/*
+ * count_file
+ *		The rows of file i of run, counted on the export's snapshot: those
+ *		of the set that holds exactly its rows (plan/build.c), when the
+ *		export has computed it as a relation; else its count query's
+ *		count, run as the file's query would run (its sets, parameters,
+ *		settings and withheld errors: q; an index walk where walk.c takes
+ *		one) in the current SPI connection, which has q's sets registered.
+ */
+static double
+count_file(SubsetRun *run, int i, ExwiwQuery *q)
+{
+	SubsetFile *f = &run->plan->files[i];
+	ExwiwQuery	c;
+	SPIPlanPtr	first;
+	SPIPlanPtr	walk;
+	int			walked = -1;
+	bool		isnull;
+	Datum		n;
+
+	if (f->count_set >= 0 && !run->inline_sets && run->enrs[f->count_set] != NULL)
+		return (double) run->enrs[f->count_set]->md.enrtuples;
+	Assert(f->count_query != NULL);
+	c = *q;
+	c.sql = run_with_sets(run, f->count_query, f->deps);
+	first = SPI_prepare(c.sql, c.nargs, c.argtypes);
+	if (first == NULL)
+		elog(ERROR, "could not prepare a file's count: %s", SPI_result_code_string(SPI_result));
+	walk = run_walk_plan(first, c.sql, c.nargs, c.argtypes);
+	SPI_freeplan(first);
+	if (walk != NULL)
+	{
+		SPI_freeplan(walk);
+		walked = exwiw_pin_walk();
+	}
+	if (explain_withheld(c.sql, &c, c.error_table != NULL, true) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not count a file's rows");
+	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (walked >= 0)
+		exwiw_restore_settings(walked);
+	return isnull ? 0 : (double) DatumGetInt64(n);
 }
 
 /*
@@ -181,6 +231,9 @@ subset_explain(const SubsetArgs *a, Tuplestorestate *ts, TupleDesc desc)
 		if (q.pin_search_path)
 			nest = exwiw_pin_search_path();
 		text = explain_file(&q, a->actual, &rows, &indexes, &actual);
+
+		if (a->count_rows && !a->actual)
+			actual = count_file(run, i, &q);
 
 		if (nest >= 0)
 			exwiw_restore_settings(nest);

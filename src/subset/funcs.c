@@ -14,9 +14,11 @@
  *					  rule text, query text)		(plan/build.c)
  *	  exwiw_explain(target_table text, ids text[], config jsonb DEFAULT NULL,
  *					actual boolean DEFAULT false,
- *					ids_by_space jsonb DEFAULT NULL)
+ *					ids_by_space jsonb DEFAULT NULL,
+ *					count_rows boolean DEFAULT false)
  *		RETURNS TABLE(seq int, table_name text, file_name text,
- *					  estimated_rows float8, indexes text[], plan text)
+ *					  estimated_rows float8, indexes text[], plan text,
+ *					  actual_rows float8)
  *												(subset/explain.c)
  *	  exwiw_export(target_table, ids, config, format, allow_undecided,
  *				   files, ids_by_space, part, parts, allow_missing_ids,
@@ -236,6 +238,11 @@ exwiw_explain(PG_FUNCTION_ARGS)
 	args_common(fcinfo, "exwiw_explain", 0, 4, &a);
 	exwiw_require_arg(fcinfo, 3, a.fn, "actual");
 	a.actual = PG_GETARG_BOOL(3);
+	if (PG_NARGS() > 5)
+	{
+		exwiw_require_arg(fcinfo, 5, a.fn, "count_rows");
+		a.count_rows = PG_GETARG_BOOL(5);
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	/* the plans the export would run, with its work_mem */
 	wm = exwiw_pin_work_mem();

@@ -263,6 +263,9 @@ typedef struct SubsetFile
 	char	   *ctid_query;		/* the same, reading the rows of set ctid_set
 								 * back by ctid, or NULL */
 	int			ctid_set;
+	/* its rows counted (exwiw_explain's count_rows) without reading them */
+	int			count_set;		/* a set holding exactly its rows, or -1 */
+	char	   *count_query;	/* else SELECT count(*) of its rows, or NULL */
 	char	   *rule;			/* which rows, for exwiw_plan */
 	bool		fragment;
 	List	   *deps;			/* sets read */
@@ -368,6 +371,7 @@ typedef struct SubsetArgs
 	int			parts;
 	int64		split_rows;		/* pieces of at most this many rows; or 0 */
 	bool		actual;			/* exwiw_explain: EXPLAIN ANALYZE */
+	bool		count_rows;		/* exwiw_explain: each file's rows counted */
 } SubsetArgs;
 
 /* Where an error happened, for the error context. */

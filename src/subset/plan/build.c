@@ -229,6 +229,7 @@ plan_fixups(Planner *pl)
 		f->fixup = true;
 		f->has_rows = true;
 		f->filter_set = -1;
+		f->count_set = -1;
 		f->deps = deps;
 		f->fragment = subset_select_has_fragment(t);
 		f->rule = psprintf("cycle: sets the foreign keys written NULL (%s) where the rows they reference are exported", set.data);
@@ -328,6 +329,7 @@ plan_files(Planner *pl)
 		f->table = ti;
 		f->seq = o + 1;
 		f->filter_set = -1;
+		f->count_set = -1;
 		initStringInfo(&rule);
 		switch (pl->rel[ti].kind)
 		{
@@ -628,6 +630,18 @@ plan_files(Planner *pl)
 			}
 		}
 		f->query = q.data;
+
+		/*
+		 * Its rows counted without reading them (exwiw_explain's count_rows):
+		 * read by key from the set of its keys, which holds each of its rows
+		 * once, they are that set's rows; else they are those of from and
+		 * where, whatever the branch above made of them (a self-reference's
+		 * numbering and a batch's join add none).
+		 */
+		if (via_fset)
+			f->count_set = pl->rel[ti].fset;
+		f->count_query = psprintf("SELECT pg_catalog.count(*) FROM %s WHERE %s",
+								  from, where);
 
 		/*
 		 * Rows the filter would have dropped: those that closure added (and,
