@@ -151,7 +151,8 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
  *		The rows of file i of run, counted on the export's snapshot: those
  *		of the set that holds exactly its rows (plan/build.c), when the
  *		export has computed it as a relation; else its count query's
- *		count, run as the file's query would run (its sets, parameters,
+ *		count (joined to its parent's set where the file's query is, run/
+ *		executor.c), run as the file's query would run (its sets, parameters,
  *		settings and withheld errors: q; an index walk where walk.c takes
  *		one) in the current SPI connection, which has q's sets registered.
  */
@@ -170,7 +171,10 @@ count_file(SubsetRun *run, int i, ExwiwQuery *q)
 		return (double) run->enrs[f->count_set]->md.enrtuples;
 	Assert(f->count_query != NULL);
 	c = *q;
-	c.sql = run_with_sets(run, f->count_query, f->deps);
+	c.sql = run_with_sets(run, f->count_join_query != NULL &&
+						  run_set_is_large(run, f->join_set,
+										   run->plan->cfg->tables[f->table].relid) ?
+						  f->count_join_query : f->count_query, f->deps);
 	first = SPI_prepare(c.sql, c.nargs, c.argtypes);
 	if (first == NULL)
 		elog(ERROR, "could not prepare a file's count: %s", SPI_result_code_string(SPI_result));

@@ -263,9 +263,13 @@ typedef struct SubsetFile
 	char	   *ctid_query;		/* the same, reading the rows of set ctid_set
 								 * back by ctid, or NULL */
 	int			ctid_set;
+	char	   *join_query;		/* the same, reading the parent set join_set
+								 * by a join, for when it is large; or NULL */
+	int			join_set;
 	/* its rows counted (exwiw_explain's count_rows) without reading them */
 	int			count_set;		/* a set holding exactly its rows, or -1 */
-	char	   *count_query;	/* else SELECT count(*) of its rows, or NULL */
+	char	   *count_query;	/* else SELECT count(*) of its rows */
+	char	   *count_join_query;	/* the same as join_query's, or NULL */
 	char	   *rule;			/* which rows, for exwiw_plan */
 	bool		fragment;
 	List	   *deps;			/* sets read */

@@ -230,6 +230,7 @@ plan_fixups(Planner *pl)
 		f->has_rows = true;
 		f->filter_set = -1;
 		f->count_set = -1;
+		f->join_set = -1;
 		f->deps = deps;
 		f->fragment = subset_select_has_fragment(t);
 		f->rule = psprintf("cycle: sets the foreign keys written NULL (%s) where the rows they reference are exported", set.data);
@@ -315,6 +316,8 @@ plan_files(Planner *pl)
 		StringInfoData rule;
 		char	   *where;
 		const char *from = relsql;	/* the table, or it joined to its keys */
+		const char *jfrom = NULL;	/* from and where as a join with a large */
+		const char *jwhere = NULL;	/* parent set (seed_as_join), or NULL */
 		bool		via_fset = false;	/* from/where read exwiw_f by key */
 
 		CHECK_FOR_INTERRUPTS();
@@ -330,6 +333,7 @@ plan_files(Planner *pl)
 		f->seq = o + 1;
 		f->filter_set = -1;
 		f->count_set = -1;
+		f->join_set = -1;
 		initStringInfo(&rule);
 		switch (pl->rel[ti].kind)
 		{
@@ -514,6 +518,12 @@ plan_files(Planner *pl)
 				from = pl->rel[ti].pred_from;
 				where = pl->rel[ti].pred_where;
 			}
+			else if (pl->rel[ti].pred_jfrom)
+			{
+				jfrom = pl->rel[ti].pred_jfrom;
+				jwhere = pl->rel[ti].pred_jwhere;
+				f->join_set = pl->rel[ti].seed_jset;
+			}
 			f->deps = list_copy(pl->rel[ti].pred_deps);
 			f->fragment = pl->rel[ti].pred_frag;
 		}
@@ -606,6 +616,20 @@ plan_files(Planner *pl)
 				subset_append_cols(&q, alias, &t->pk);
 			else
 				append_keyless_order(&q, t, alias);
+			if (jfrom != NULL)
+			{
+				/* the same rows, for a large parent set (run/executor.c) */
+				StringInfoData jq;
+
+				initStringInfo(&jq);
+				appendStringInfo(&jq, "SELECT %s FROM %s WHERE %s ORDER BY ",
+								 subset_select_list(t), jfrom, jwhere);
+				if (t->pk.n > 0)
+					subset_append_cols(&jq, alias, &t->pk);
+				else
+					append_keyless_order(&jq, t, alias);
+				f->join_query = jq.data;
+			}
 			if (via_fset && pl->rel[ti].fset_ctid)
 			{
 				/*
@@ -642,6 +666,9 @@ plan_files(Planner *pl)
 			f->count_set = pl->rel[ti].fset;
 		f->count_query = psprintf("SELECT pg_catalog.count(*) FROM %s WHERE %s",
 								  from, where);
+		if (jfrom != NULL)
+			f->count_join_query = psprintf("SELECT pg_catalog.count(*) FROM %s WHERE %s",
+										   jfrom, jwhere);
 
 		/*
 		 * Rows the filter would have dropped: those that closure added (and,

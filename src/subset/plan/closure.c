@@ -388,6 +388,8 @@ planner_build_rows(Planner *pl, int ti)
 		pl->rel[ti].pred = pl->rel[ti].seed;
 		pl->rel[ti].pred_from = pl->rel[ti].seed_from;
 		pl->rel[ti].pred_where = pl->rel[ti].seed_where;
+		pl->rel[ti].pred_jfrom = pl->rel[ti].seed_jfrom;
+		pl->rel[ti].pred_jwhere = pl->rel[ti].seed_jwhere;
 		pl->rel[ti].pred_deps = list_copy(pl->rel[ti].seed_deps);
 	}
 	pl->rel[ti].pred_frag = pl->rel[ti].seed_frag;

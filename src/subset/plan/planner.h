@@ -99,6 +99,17 @@ typedef struct PlannerRel
 	char	   *seed_where;		/* ... and its WHERE */
 	bool		seed_frag;		/* seed holds the table's filter */
 	List	   *seed_deps;		/* sets the seed reads */
+
+	/*
+	 * The seed as a join with the parent's key set where no index leads with
+	 * the foreign key (seed_as_join), and the same for pred: the form a file
+	 * takes when that set, seed_jset, is large (run/executor.c).
+	 */
+	char	   *seed_jfrom;
+	char	   *seed_jwhere;
+	int			seed_jset;
+	char	   *pred_jfrom;
+	char	   *pred_jwhere;
 	bool		batched;		/* PATH seed computed in batch_scope slices */
 	bool		batch_path;		/* on a batched table's path, below its batch
 								 * table: its seed reads its parent's set,

@@ -304,6 +304,7 @@ batch_seed(Planner *pl, int ti)
 	 */
 	pl->rel[ti].seed_deps = list_make1_int(pl->rel[ti].sset);
 	pl->rel[ti].seed_frag = false;
+	pl->rel[ti].seed_jfrom = pl->rel[ti].seed_jwhere = NULL;
 	if (!planner_index_leads(t, &t->pk, InvalidAttrNumber))
 		return;
 	initStringInfo(&s);
@@ -366,7 +367,12 @@ constant_parent(Planner *pl, SubsetEdge *e)
  *		names in a filter stay unambiguous.  Only where an index leads with
  *		the foreign key: without one, the planner (which has no statistics
  *		of the set, so guesses that its keys are few and skewed) would hash
- *		the whole table rather than the set; "IN" hashes the set.
+ *		the whole table rather than the set; "IN" hashes the set.  Without
+ *		one, the join is kept aside (seed_jfrom, seed_jwhere, seed_jset):
+ *		once the set holds a tenth of the table or more, hashing the table
+ *		costs little more than hashing the set, and "IN" would first make
+ *		the set's keys unique in a hash sized for 200 of them, which spills
+ *		(the executor chooses, run/executor.c).
  */
 static void
 seed_as_join(Planner *pl, int ti, SubsetEdge *e)
@@ -376,12 +382,14 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 	const char *alias = planner_alias(t);
 	SubsetSet  *set;
 	StringInfoData j;
+	char	   *where = NULL;
+	bool		indexed;
 	int			setno;
 	int			k;
 
-	if (p->pk.n == 0 || !planner_cols_equal(&e->ref, &p->pk) || e->parent == ti ||
-		!planner_index_leads(t, &e->fk, edge_type_att(e)))
+	if (p->pk.n == 0 || !planner_cols_equal(&e->ref, &p->pk) || e->parent == ti)
 		return;
+	indexed = planner_index_leads(t, &e->fk, edge_type_att(e));
 	(void) arm_subquery(pl, e, &setno);
 	set = planner_set(pl, setno);
 	initStringInfo(&j);
@@ -398,17 +406,25 @@ seed_as_join(Planner *pl, int ti, SubsetEdge *e)
 						 e->fk.typids[k],
 						 psprintf("exwiw_k.exwiw_key%d", k + 1), e->ref.typids[k]);
 	}
-	pl->rel[ti].seed_from = j.data;
 	if (SubsetEdgeIsPolymorphic(e))
 	{
 		StringInfoData w;
 
 		initStringInfo(&w);
 		planner_append_type_cond(&w, alias, e);
-		pl->rel[ti].seed_where = w.data;
+		where = w.data;
+	}
+	if (indexed)
+	{
+		pl->rel[ti].seed_from = j.data;
+		pl->rel[ti].seed_where = where;
 	}
 	else
-		pl->rel[ti].seed_where = NULL;
+	{
+		pl->rel[ti].seed_jfrom = j.data;
+		pl->rel[ti].seed_jwhere = where;
+		pl->rel[ti].seed_jset = setno;
+	}
 }
 
 static void append_undecided(Planner *pl, StringInfo buf, const char *alias,
@@ -846,12 +862,16 @@ planner_build_seed(Planner *pl, int ti)
 	if (pl->rel[ti].seed_from)
 		pl->rel[ti].seed_where = (pl->rel[ti].seed_where || t->filter) ?
 			with_filter(pl->rel[ti].seed_where, t->filter) : pstrdup("true");
+	if (pl->rel[ti].seed_jfrom)
+		pl->rel[ti].seed_jwhere = (pl->rel[ti].seed_jwhere || t->filter) ?
+			with_filter(pl->rel[ti].seed_jwhere, t->filter) : pstrdup("true");
 	pl->rel[ti].seed_frag = (t->filter != NULL);
 	if (t->limit_rows > 0 || t->sample > 0)
 	{
 		/* the slices read the seed as a predicate: no join form */
 		pl->rel[ti].seed = with_slices(t, pl->rel[ti].seed);
 		pl->rel[ti].seed_from = pl->rel[ti].seed_where = NULL;
+		pl->rel[ti].seed_jfrom = pl->rel[ti].seed_jwhere = NULL;
 		pl->rel[ti].seed_frag = true;
 	}
 

@@ -280,7 +280,8 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 /*
  * subset_run_file_query
  *		The stream query of file i: its SQL (read back by ctid where the
- *		set of its rows has at most SUBSET_CTID_MAX_ROWS), the sets it reads, its
+ *		set of its rows has at most SUBSET_CTID_MAX_ROWS, joined to its
+ *		parent's set where that is large), the sets it reads, its
  *		parameter, whether a user's fragment is in it, and whether its
  *		errors are withheld (withhold_for_query).
  */
@@ -295,6 +296,15 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 		run->enrs[f->ctid_set] != NULL &&
 		run->enrs[f->ctid_set]->md.enrtuples <= SUBSET_CTID_MAX_ROWS)
 		sql = f->ctid_query;
+	/* a large parent set: joined, not looked up with IN (plan/seeds.c) */
+	else if (f->join_query != NULL &&
+			 run_set_is_large(run, f->join_set, run->plan->cfg->tables[f->table].relid))
+	{
+		elog(DEBUG1, "file %s joins the %.0f rows of set %s",
+			 f->file_name, run->enrs[f->join_set]->md.enrtuples,
+			 run->enrs[f->join_set]->md.name);
+		sql = f->join_query;
+	}
 	subset_run_query_over(run, i, sql, NIL, false, q);
 }
 

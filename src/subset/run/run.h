@@ -73,6 +73,7 @@ extern int	run_query(const char *sql, Withhold w);
 extern SPIPlanPtr run_walk_plan(SPIPlanPtr plan, const char *sql, int nargs,
 								Oid *argtypes);
 extern char *run_with_sets(SubsetRun *run, const char *query, List *deps);
+extern bool run_set_is_large(SubsetRun *run, int setno, Oid relid);
 extern List *run_enr_list(SubsetRun *run, List *deps);
 
 /* run/sequences.c */

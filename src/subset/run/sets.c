@@ -51,6 +51,30 @@ run_enr_list(SubsetRun *run, List *deps)
 }
 
 /*
+ * run_set_is_large
+ *		Does set setno, computed as a relation, hold at least a tenth as many
+ *		rows as the catalog estimates table relid holds?  Then a query that
+ *		reads its keys had better join them than look them up with IN
+ *		(plan/seeds.c, seed_as_join).  No estimate (a table never analyzed
+ *		or vacuumed, a partitioned one): no.
+ */
+bool
+run_set_is_large(SubsetRun *run, int setno, Oid relid)
+{
+	HeapTuple	tp;
+	float4		reltuples;
+
+	if (setno < 0 || run->inline_sets || run->enrs[setno] == NULL)
+		return false;
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	reltuples = ((Form_pg_class) GETSTRUCT(tp))->reltuples;
+	ReleaseSysCache(tp);
+	return reltuples > 0 && run->enrs[setno]->md.enrtuples * 10.0 >= reltuples;
+}
+
+/*
  * prepare_set_query
  *		Parse and plan the query of set under the sets registered now (an
  *		SPI connection is open), with a pinned search_path unless a user's
