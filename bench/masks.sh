@@ -21,7 +21,14 @@
 # and each of the three masks alone, MASKS_RUNS times each (default 3),
 # interleaved, and prints the best time of each (the statement's, and the
 # backend's CPU time, which waiting for a core does not count) and the
-# ratio of masked to unmasked (goal: under 1.5).
+# ratio of masked to unmasked.
+#
+# Goal: the masked export's backend CPU under 1.5x the unmasked one's.
+# The export is CPU-bound (into /dev/null), so on an idle machine the
+# statement's time is its CPU time; on this shared 2-vCPU machine the
+# statement's time also counts the waits for a core that other sessions
+# cause (a masked export of 1.30 s of CPU took 1.86 s at load 3.7), which
+# is why the goal is judged on the CPU time (bench/README.md, "Masks").
 source "$(dirname "$0")/common.sh"
 cd "$EXWIW_ROOT"
 
@@ -78,6 +85,7 @@ SQL
 }
 min() { echo "if ($1 < $2) $1 else $2" | bc; }
 export_once "${cfg[unmasked]}" >/dev/null  # warm the cache
+load_start=$(uptime | sed 's/.*load average: //')
 declare -A wall cpu
 runs=${MASKS_RUNS:-3}
 for i in $(seq "$runs"); do  # interleaved, best of each kept
@@ -87,16 +95,18 @@ for i in $(seq "$runs"); do  # interleaved, best of each kept
 		cpu[$n]=$(min "$c" "${cpu[$n]:-999999}")
 	done
 done
-echo "rows $rows, exwiw_export called in ${MASKS_CALL:-select}, best of $runs runs each, $(uptime | sed 's/.*load average/load average/')"
+echo "rows $rows, exwiw_export called in ${MASKS_CALL:-select}, best of $runs runs each, load average $load_start at the start, $(uptime | sed 's/.*load average: //') at the end"
 for n in $names; do
 	printf '  %-10s %6.2f s  (backend CPU %6.2f s)  %+.2f s  (CPU %+.2f s)\n' "$n" "${wall[$n]}" "${cpu[$n]}" \
 		"$(echo "${wall[$n]} - ${wall[unmasked]}" | bc)" "$(echo "${cpu[$n]} - ${cpu[unmasked]}" | bc)"
 done
 ratio=$(echo "scale=2; ${wall[masked]} / ${wall[unmasked]}" | bc)
-printf 'masked (pseudonym + partial + noise) / unmasked: %s (backend CPU %s)\n' "$ratio" \
-	"$(echo "scale=2; ${cpu[masked]} / ${cpu[unmasked]}" | bc)"
-if [ "$(echo "$ratio < 1.5" | bc)" = 1 ]; then
-	echo "ok: masked under 1.5x unmasked"
+cpu_ratio=$(echo "scale=2; ${cpu[masked]} / ${cpu[unmasked]}" | bc)
+printf 'masked (pseudonym + partial + noise) / unmasked: %s (backend CPU %s)\n' "$ratio" "$cpu_ratio"
+printf 'the masks add %.0f ns a row of backend CPU (%s rows)\n' \
+	"$(echo "(${cpu[masked]} - ${cpu[unmasked]}) * 1000000000 / $rows" | bc)" "$rows"
+if [ "$(echo "$cpu_ratio < 1.5" | bc)" = 1 ]; then
+	echo "ok: masked under 1.5x unmasked (backend CPU ${cpu_ratio}x)"
 else
-	echo "not ok: masked is ${ratio}x unmasked (goal: under 1.5)"
+	echo "not ok: masked is ${cpu_ratio}x unmasked in backend CPU (goal: under 1.5)"
 fi

@@ -63,35 +63,99 @@ fake_digest(const char *seed, size_t len)
 	 IS_HIGHBIT_SET(c) ? pg_tolower(c) : (c))
 
 /*
+ * A name of a login, lower case, in a slot of LOGIN_SLOT bytes (copied
+ * whole: the bytes after the name are overwritten by what follows it).
+ */
+#define LOGIN_SLOT 16
+typedef struct LoginName
+{
+	char		s[LOGIN_SLOT];
+	int			len;
+} LoginName;
+
+/*
+ * The English name pools lower case, built once per backend
+ * (login_names): the login of every masked e-mail copies two of them.
+ */
+static LoginName login_first[FAKE_FIRST_NAMES_N];
+static LoginName login_last[FAKE_LAST_NAMES_N];
+static bool login_names_built = false;
+
+/*
+ * lower_names
+ *		The n names of pool lower case into names; a name too long for a
+ *		slot is a can't-happen (the pools are fake/words.c's).
+ */
+static void
+lower_names(const char *const *pool, int n, LoginName *names)
+{
+	int			i;
+	int			k;
+
+	for (i = 0; i < n; i++)
+	{
+		int			len = strlen(pool[i]);
+
+		if (len >= LOGIN_SLOT)
+			elog(ERROR, "fake name \"%s\" is too long for a login", pool[i]);
+		memset(names[i].s, 0, LOGIN_SLOT);
+		for (k = 0; k < len; k++)
+			names[i].s[k] = LOGIN_LOWER((unsigned char) pool[i][k]);
+		names[i].len = len;
+	}
+}
+
+/*
  * fake_login
  *		A user name, first.last_<16 hex digits> (the names lower case, the
  *		digits keep it unique), or an e-mail address,
  *		first.last.<16 hex digits>@example.com, from digest g, written by
  *		hand after room bytes left for the caller (a varlena header) and
  *		followed by a NUL; *len is its length.  It is the pseudonym of every
- *		e-mail column (mask/pseudonym.c), once a row.
+ *		e-mail column (mask/pseudonym.c), once a row: the names are copied
+ *		from the lower-case pools (built on the first call), the digits two
+ *		at a time.
  */
 char *
 fake_login(bool email, FakeDigest g, int room, int *len)
 {
-	static const char hex[] = "0123456789abcdef";
 	static const char domain[] = "@example.com";
-	const char *first = PICK(fake_first_names, FAKE_FIRST_NAMES_N, g.index);
-	const char *last = PICK(fake_last_names, FAKE_LAST_NAMES_N, g.index / FAKE_FIRST_NAMES_N);
-	size_t		first_len = strlen(first);
-	size_t		last_len = strlen(last);
-	char	   *r = palloc(room + first_len + 1 + last_len + 1 + 16 + sizeof(domain));
-	char	   *p = r + room;
+	static char hex_pairs[256][2];
+	const LoginName *first;
+	const LoginName *last;
+	char	   *r;
+	char	   *p;
 	int			k;
 
-	for (k = 0; k < first_len; k++)
-		*p++ = LOGIN_LOWER((unsigned char) first[k]);
+	if (!login_names_built)
+	{
+		static const char hex[] = "0123456789abcdef";
+
+		lower_names(fake_first_names, FAKE_FIRST_NAMES_N, login_first);
+		lower_names(fake_last_names, FAKE_LAST_NAMES_N, login_last);
+		for (k = 0; k < 256; k++)
+		{
+			hex_pairs[k][0] = hex[k >> 4];
+			hex_pairs[k][1] = hex[k & 0xf];
+		}
+		login_names_built = true;
+	}
+	first = &PICK(login_first, FAKE_FIRST_NAMES_N, g.index);
+	last = &PICK(login_last, FAKE_LAST_NAMES_N, g.index / FAKE_FIRST_NAMES_N);
+	/* room for the whole slots, which are copied whole */
+	r = palloc(room + LOGIN_SLOT + 1 + LOGIN_SLOT + 1 + 16 + sizeof(domain));
+	p = r + room;
+	memcpy(p, first->s, LOGIN_SLOT);
+	p += first->len;
 	*p++ = '.';
-	for (k = 0; k < last_len; k++)
-		*p++ = LOGIN_LOWER((unsigned char) last[k]);
+	memcpy(p, last->s, LOGIN_SLOT);
+	p += last->len;
 	*p++ = email ? '.' : '_';
-	for (k = 15; k >= 0; k--)
-		*p++ = hex[(g.suffix >> (4 * k)) & 0xf];
+	for (k = 7; k >= 0; k--)
+	{
+		memcpy(p, hex_pairs[(g.suffix >> (8 * k)) & 0xff], 2);
+		p += 2;
+	}
 	if (email)
 	{
 		memcpy(p, domain, sizeof(domain));

@@ -98,6 +98,30 @@ static const int64 pow10_int64[19] = {
 };
 
 /*
+ * div_pow10
+ *		a / 10^k for k in 1..4 (a base-10000 digit's decimal digits), by a
+ *		constant each, which the compiler makes a multiplication: a
+ *		division by a variable power of ten was the dearest instruction of
+ *		a noised number (bench/README.md, "Masks").
+ */
+static inline uint64
+div_pow10(uint64 a, int k)
+{
+	switch (k)
+	{
+		case 1:
+			return a / 10;
+		case 2:
+			return a / 100;
+		case 3:
+			return a / 1000;
+		default:
+			Assert(k == 4);
+			return a / 10000;
+	}
+}
+
+/*
  * numeric_unscaled
  *		Read the numeric at data (len bytes after its varlena header, any
  *		alignment) as *u / 10^*scale, *scale its display scale, when its
@@ -166,7 +190,7 @@ numeric_unscaled(const char *data, size_t len, int64 *u, int *scale)
 		if (e >= 0)
 			v += d * pow10_int64[e];
 		else if (e > -4)
-			v += d / (int16) pow10_int64[-e];
+			v += (int64) div_pow10((uint64) d, -e);
 	}
 	*u = neg ? -v : v;
 	*scale = dscale;
@@ -245,8 +269,10 @@ numeric_from_unscaled(int64 r, int scale)
 
 		if (w == -base)
 		{
-			g = (int) (a % pow10_int64[k]) * (int) pow10_int64[4 - k];
-			a /= pow10_int64[k];
+			uint64		q = div_pow10(a, k);
+
+			g = (int) (a - q * (uint64) pow10_int64[k]) * (int) pow10_int64[4 - k];
+			a = q;
 		}
 		else
 		{
