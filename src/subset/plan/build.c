@@ -258,6 +258,23 @@ plan_fixups(Planner *pl)
 }
 
 /*
+ * append_file_select
+ *		A file's query in its plain form: table t's select list from from
+ *		where where, in the file's order (its key, or append_keyless_order).
+ */
+static void
+append_file_select(StringInfo q, SubsetTable *t, const char *from,
+				   const char *where)
+{
+	appendStringInfo(q, "SELECT %s FROM %s WHERE %s ORDER BY ",
+					 subset_select_list(t), from, where);
+	if (t->pk.n > 0)
+		subset_append_cols(q, planner_alias(t), &t->pk);
+	else
+		append_keyless_order(q, t, planner_alias(t));
+}
+
+/*
  * append_arm
  *		"t.fk -> parent", "t.(a, b) -> parent" or "t.fk -> parent (type = V)":
  *		edge e as a rule names it.
@@ -610,24 +627,14 @@ plan_files(Planner *pl)
 		}
 		else
 		{
-			appendStringInfo(&q, "SELECT %s FROM %s WHERE %s ORDER BY ",
-							 subset_select_list(t), from, where);
-			if (t->pk.n > 0)
-				subset_append_cols(&q, alias, &t->pk);
-			else
-				append_keyless_order(&q, t, alias);
+			append_file_select(&q, t, from, where);
+			/* the same rows, for a large parent set (run/executor.c) */
 			if (jfrom != NULL)
 			{
-				/* the same rows, for a large parent set (run/executor.c) */
 				StringInfoData jq;
 
 				initStringInfo(&jq);
-				appendStringInfo(&jq, "SELECT %s FROM %s WHERE %s ORDER BY ",
-								 subset_select_list(t), jfrom, jwhere);
-				if (t->pk.n > 0)
-					subset_append_cols(&jq, alias, &t->pk);
-				else
-					append_keyless_order(&jq, t, alias);
+				append_file_select(&jq, t, jfrom, jwhere);
 				f->join_query = jq.data;
 			}
 			if (via_fset && pl->rel[ti].fset_ctid)
