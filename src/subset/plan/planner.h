@@ -179,6 +179,14 @@ extern char *planner_ids_query(Planner *pl);
 extern bool planner_index_leads(SubsetTable *t, const SubsetCols *cols,
 								AttrNumber extra_att);
 
+/* plan/limit.c: the keys a limit keeps */
+extern bool planner_limit_by_index(SubsetTable *t);
+extern char *planner_limit_window(SubsetTable *t, const char *pred);
+extern char *planner_limit_top(SubsetTable *t, const char *pred, const char *values,
+							   const SubsetCols *cols, const SubsetCols *srccols,
+							   bool nulls);
+extern char *planner_limit_skip_scan(SubsetTable *t, bool *nulls);
+
 /* plan/closure.c */
 extern void planner_closure_prepare(Planner *pl);
 extern void planner_build_rows(Planner *pl, int t);
