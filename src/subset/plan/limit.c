@@ -54,6 +54,13 @@ typedef struct LimitOrderItem
 	bool		nulls_first;
 } LimitOrderItem;
 
+/* order_by as items */
+typedef struct LimitOrder
+{
+	LimitOrderItem *items;
+	int			n;
+} LimitOrder;
+
 /*
  * order_items
  *		Decode t's order_by (checked to parse as one ORDER BY list by
@@ -139,10 +146,13 @@ is_btree(Oid indexrelid)
  *		order_by columns in order, each by its type's default operator
  *		class and its own collation (as ORDER BY compares a column), all in
  *		order_by's directions or all reversed (a btree scans both ways)?
+ *		arg: the order_by (a LimitOrder).
  */
 static bool
-index_fits(SubsetTable *t, HeapTuple it, LimitOrderItem *items, int nitems)
+index_fits(SubsetTable *t, HeapTuple it, void *arg)
 {
+	LimitOrderItem *items = ((LimitOrder *) arg)->items;
+	int			nitems = ((LimitOrder *) arg)->n;
 	Form_pg_index ind = (Form_pg_index) GETSTRUCT(it);
 	int			nper = t->limit_per.n;
 	bool		isnull;
@@ -206,31 +216,12 @@ index_fits(SubsetTable *t, HeapTuple it, LimitOrderItem *items, int nitems)
 bool
 planner_limit_by_index(SubsetTable *t)
 {
-	LimitOrderItem *items;
-	int			nitems;
-	Relation	rel;
-	List	   *indexes;
-	ListCell   *lc;
-	bool		found = false;
+	LimitOrder	order;
 
-	if (!order_items(t, &items, &nitems) || !orders_totally(t, items, nitems))
+	if (!order_items(t, &order.items, &order.n) ||
+		!orders_totally(t, order.items, order.n))
 		return false;
-	rel = relation_open(t->relid, AccessShareLock);
-	indexes = RelationGetIndexList(rel);
-	foreach(lc, indexes)
-	{
-		HeapTuple	it = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-
-		if (!HeapTupleIsValid(it))
-			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
-		found = index_fits(t, it, items, nitems);
-		ReleaseSysCache(it);
-		if (found)
-			break;
-	}
-	list_free(indexes);
-	relation_close(rel, AccessShareLock);
-	return found;
+	return planner_any_index(t, index_fits, &order);
 }
 
 /*

@@ -167,6 +167,10 @@ extern void planner_append_type_cond(StringInfo buf, const char *alias,
 extern void planner_append_key_match(StringInfo buf, const char *alias,
 									 SubsetTable *t, SubsetSet *set);
 
+/* a question about one index of a table, by its pg_index row */
+typedef bool (*PlannerIndexTest) (SubsetTable *t, HeapTuple it, void *arg);
+extern bool planner_any_index(SubsetTable *t, PlannerIndexTest fits, void *arg);
+
 /* plan/decide.c: the first phase, no SQL */
 extern void planner_seeds(Planner *pl);
 extern bool planner_descends_by_self(Planner *pl, int ti);

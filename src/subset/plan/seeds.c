@@ -225,6 +225,54 @@ with_slices(Planner *pl, int ti, const char *pred)
 	return s.data;
 }
 
+/* planner_index_leads's question about one index */
+typedef struct IndexLeadsArg
+{
+	const SubsetCols *cols;
+	AttrNumber	extra_att;
+} IndexLeadsArg;
+
+/*
+ * index_leads
+ *		Do the leading key columns of index row it (pg_index) name the
+ *		columns of arg (an IndexLeadsArg), in any order, with its extra_att
+ *		allowed among them, and is the index not partial?
+ */
+static bool
+index_leads(SubsetTable *t, HeapTuple it, void *arg)
+{
+	const SubsetCols *cols = ((IndexLeadsArg *) arg)->cols;
+	AttrNumber	extra_att = ((IndexLeadsArg *) arg)->extra_att;
+	Form_pg_index ind = (Form_pg_index) GETSTRUCT(it);
+	int			nkey = ind->indnkeyatts;
+	int			i,
+				j;
+	int			covered = 0;
+	Bitmapset  *seen = NULL;
+
+	/* the leading columns are cols (and extra_att) until all are seen */
+	for (i = 0; i < nkey && covered < cols->n; i++)
+	{
+		AttrNumber	a = ind->indkey.values[i];
+		bool		in = false;
+
+		for (j = 0; j < cols->n; j++)
+		{
+			if (cols->attnums[j] == a && !bms_is_member(j, seen))
+			{
+				seen = bms_add_member(seen, j);
+				in = true;
+			}
+		}
+		if (in)
+			covered++;
+		else if (a == InvalidAttrNumber || a != extra_att)
+			break;
+	}
+	bms_free(seen);
+	return covered == cols->n && heap_attisnull(it, Anum_pg_index_indpred, NULL);
+}
+
 /*
  * planner_index_leads
  *		Has table t a (non-partial) index whose leading key columns are
@@ -235,55 +283,9 @@ with_slices(Planner *pl, int ti, const char *pred)
 bool
 planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att)
 {
-	Relation	rel = relation_open(t->relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-	bool		found = false;
+	IndexLeadsArg arg = {cols, extra_att};
 
-	foreach(lc, indexes)
-	{
-		/* pg_index's row: no relcache entry built for the index */
-		HeapTuple	it = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index ind;
-		int			nkey;
-		int			i,
-					j;
-		int			covered = 0;
-		Bitmapset  *seen = NULL;
-
-		if (!HeapTupleIsValid(it))
-			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
-		ind = (Form_pg_index) GETSTRUCT(it);
-		nkey = ind->indnkeyatts;
-		/* the leading columns are cols (and extra_att) until all are seen */
-		for (i = 0; i < nkey && covered < cols->n; i++)
-		{
-			AttrNumber	a = ind->indkey.values[i];
-			bool		in = false;
-
-			for (j = 0; j < cols->n; j++)
-			{
-				if (cols->attnums[j] == a && !bms_is_member(j, seen))
-				{
-					seen = bms_add_member(seen, j);
-					in = true;
-				}
-			}
-			if (in)
-				covered++;
-			else if (a == InvalidAttrNumber || a != extra_att)
-				break;
-		}
-		bms_free(seen);
-		if (covered == cols->n && heap_attisnull(it, Anum_pg_index_indpred, NULL))
-			found = true;
-		ReleaseSysCache(it);
-		if (found)
-			break;
-	}
-	list_free(indexes);
-	relation_close(rel, AccessShareLock);
-	return found;
+	return planner_any_index(t, index_leads, &arg);
 }
 
 /*
