@@ -9,7 +9,7 @@
  *	- a window, row_number() OVER (PARTITION BY per ORDER BY order_by) of
  *	  every seed row, which reads them all;
  *	- a top-N per value, when an index of the table leads with the per
- *	  columns and then the order_by columns (fits_index) and the caller
+ *	  columns and then the order_by columns (index_fits) and the caller
  *	  knows the values per can take among the seed's rows (plan/seeds.c:
  *	  the parent's keys, when per is the seed's foreign key; a skip scan
  *	  of the index, planner_limit_skip_scan, when the seed is every row):
