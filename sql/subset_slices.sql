@@ -89,6 +89,106 @@ SELECT (SELECT array_agg(id ORDER BY id) FROM pg_temp.ids((SELECT c FROM cfg), '
          WHERE tbl = 'order_items') = (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id
                                         JOIN customers c ON c.id = o.customer_id WHERE c.shop_id = 1) AS one_keeps_all;
 
+-- the two forms of a limit (plan/limit.c): a top-N per value (an index
+-- leads with per and order_by, and order_by names the whole key) or the
+-- window; each checked against row_number() over the tenant's rows
+CREATE TABLE events (id int PRIMARY KEY, shop_id int REFERENCES shops, kind text,
+                     at timestamptz NOT NULL, score int);
+CREATE TABLE event_tags (id int PRIMARY KEY, event_id int NOT NULL REFERENCES events);
+CREATE TABLE visits (shop_id int REFERENCES shops, visit_no int, PRIMARY KEY (shop_id, visit_no));
+CREATE TABLE clicks (id int PRIMARY KEY, shop_id int, visit_no int, at timestamptz NOT NULL,
+                     FOREIGN KEY (shop_id, visit_no) REFERENCES visits);
+-- related to nothing: every row is the tenant's
+CREATE TABLE notes (id int PRIMARY KEY, topic text, at timestamptz NOT NULL);
+CREATE INDEX ON event_tags (event_id);
+CREATE INDEX ON events (shop_id);
+-- ties in "at" (five values), NULL scores, NULL kinds, events of no shop
+INSERT INTO events SELECT g, CASE WHEN g % 17 = 0 THEN NULL ELSE 1 + g % 3 END,
+                          CASE WHEN g % 5 = 0 THEN NULL ELSE 'k' || g % 2 END,
+                          timestamptz '2026-01-01' + (g % 5) * interval '1 day',
+                          CASE WHEN g % 4 = 0 THEN NULL ELSE g % 7 END
+  FROM generate_series(1, 300) g;
+INSERT INTO event_tags SELECT g, 1 + g % 300 FROM generate_series(1, 600) g;
+INSERT INTO visits SELECT s, v FROM generate_series(1, 3) s, generate_series(1, 4) v;
+INSERT INTO clicks SELECT g, 1 + g % 3, 1 + g % 4, timestamptz '2026-01-01' + (g % 3) * interval '1 hour'
+  FROM generate_series(1, 240) g;
+INSERT INTO notes SELECT g, CASE WHEN g % 6 = 0 THEN NULL ELSE 't' || g % 4 END,
+                         timestamptz '2026-01-01' + (g % 3) * interval '1 hour'
+  FROM generate_series(1, 90) g;
+ANALYZE;
+CREATE TEMP TABLE cfg2 AS SELECT exwiw_config_from_catalog('sl') AS c;
+-- the form of tbl's limit, and how its exported rows differ from those
+-- row_number() keeps among the tenant's rows (tenant: their condition)
+CREATE FUNCTION pg_temp.limited(tbl text, lim jsonb, tenant text)
+RETURNS TABLE (form text, differ bigint, kept bigint) LANGUAGE plpgsql AS $$
+DECLARE
+  c jsonb := pg_temp.with_key((SELECT cfg2.c FROM cfg2), tbl, jsonb_build_object('limit', lim));
+  per text := (SELECT string_agg(quote_ident(p), ', ') FROM jsonb_array_elements_text(
+                 CASE jsonb_typeof(lim->'per') WHEN 'array' THEN lim->'per' ELSE jsonb_build_array(lim->'per') END) p);
+BEGIN
+  CREATE TEMP TABLE IF NOT EXISTS w (id int);
+  CREATE TEMP TABLE IF NOT EXISTS g (id int);
+  TRUNCATE w, g;
+  EXECUTE format('INSERT INTO w SELECT id FROM (SELECT id, row_number() OVER (%s ORDER BY %s) AS rn FROM %I WHERE %s) s WHERE rn <= %s',
+                 CASE WHEN per IS NOT NULL THEN 'PARTITION BY ' || per END, lim->>'order_by', tbl, tenant, lim->>'rows');
+  INSERT INTO g SELECT x.id FROM pg_temp.ids(c, 'shops', '{1,2}') x WHERE x.tbl = limited.tbl;
+  RETURN QUERY
+    SELECT (SELECT CASE WHEN bool_or(p.query LIKE '%row_number()%') THEN 'window'
+                        WHEN bool_or(p.query ~ 'LIMIT [0-9]+\) AS exwiw_l') THEN 'top-N' END
+              FROM exwiw_plan('shops', '{1,2}', c) p WHERE p.table_name = tbl),
+           (SELECT count(*) FROM ((SELECT id FROM g EXCEPT SELECT id FROM w)
+                                  UNION ALL (SELECT id FROM w EXCEPT SELECT id FROM g)) d),
+           (SELECT count(*) FROM g);
+END $$;
+-- no index leads with shop_id and at, and a partial one does not count: window
+CREATE INDEX ON events (shop_id, at, id) WHERE score > 0;
+SELECT * FROM pg_temp.limited('events', '{"rows": 4, "per": "shop_id", "order_by": "at DESC, id DESC"}', $$shop_id IN (1, 2)$$);
+-- with one (scanned backwards): top-N per shop, the same rows; NULL shop_ids
+-- are nobody's rows, in either form
+CREATE INDEX events_shop_at ON events (shop_id, at, id);
+SELECT * FROM pg_temp.limited('events', '{"rows": 4, "per": "shop_id", "order_by": "at DESC, id DESC"}', $$shop_id IN (1, 2)$$);
+SELECT * FROM pg_temp.limited('events', '{"rows": 4, "per": "shop_id", "order_by": "at, id"}', $$shop_id IN (1, 2)$$);
+-- mixed directions the index does not have either way: window
+SELECT * FROM pg_temp.limited('events', '{"rows": 4, "per": "shop_id", "order_by": "at DESC, id"}', $$shop_id IN (1, 2)$$);
+-- ties: order_by without the key is taken by the window (which rows of a
+-- tie it keeps is its own choice: only the count is compared)
+SELECT form, kept FROM pg_temp.limited('events', '{"rows": 4, "per": "shop_id", "order_by": "at DESC"}', $$shop_id IN (1, 2)$$);
+-- DESC NULLS LAST over NULL scores, with a filter; an expression: window
+CREATE INDEX ON events (shop_id, score DESC NULLS LAST, id);
+UPDATE cfg2 SET c = pg_temp.with_key(c, 'events', '{"filter": "kind IS DISTINCT FROM ''k0''"}');
+SELECT * FROM pg_temp.limited('events', '{"rows": 5, "per": "shop_id", "order_by": "score DESC NULLS LAST, id"}', $$shop_id IN (1, 2) AND kind IS DISTINCT FROM 'k0'$$);
+SELECT * FROM pg_temp.limited('events', '{"rows": 5, "per": "shop_id", "order_by": "score DESC, id"}', $$shop_id IN (1, 2) AND kind IS DISTINCT FROM 'k0'$$);
+SELECT * FROM pg_temp.limited('events', '{"rows": 5, "per": "shop_id", "order_by": "coalesce(score, 0) DESC, id"}', $$shop_id IN (1, 2) AND kind IS DISTINCT FROM 'k0'$$);
+UPDATE cfg2 SET c = pg_temp.with_key(c, 'events', '{"filter": null}');
+-- per a column that is not the seed's key (NULL kinds make a group of
+-- their own), even with an index: window
+CREATE INDEX ON events (kind, at, id);
+SELECT * FROM pg_temp.limited('events', '{"rows": 3, "per": "kind", "order_by": "at, id"}', $$shop_id IN (1, 2)$$);
+-- no per: one LIMIT over the seed, when an index leads with order_by
+SELECT * FROM pg_temp.limited('events', '{"rows": 7, "order_by": "at DESC, id DESC"}', $$shop_id IN (1, 2)$$);
+CREATE INDEX ON events (at, id);
+SELECT * FROM pg_temp.limited('events', '{"rows": 7, "order_by": "at DESC, id DESC"}', $$shop_id IN (1, 2)$$);
+-- the children of the kept events only
+CREATE TEMP TABLE g2 AS SELECT * FROM pg_temp.ids(pg_temp.with_key((SELECT c FROM cfg2), 'events',
+  '{"limit": {"rows": 7, "order_by": "at DESC, id DESC"}}'), 'shops', '{1,2}');
+SELECT count(*) AS tags,
+       count(*) FILTER (WHERE id NOT IN (SELECT t.id FROM event_tags t WHERE t.event_id IN (SELECT id FROM g2 WHERE tbl = 'events'))) AS of_others
+  FROM g2 WHERE tbl = 'event_tags';
+SELECT count(*) AS tags_of_kept FROM event_tags WHERE event_id IN (SELECT id FROM g2 WHERE tbl = 'events');
+-- a composite per (the composite key of the parent, in another order)
+CREATE INDEX ON clicks (shop_id, visit_no, at, id);
+SELECT * FROM pg_temp.limited('clicks', '{"rows": 2, "per": ["visit_no", "shop_id"], "order_by": "at, id"}', $$shop_id IN (1, 2)$$);
+-- a part of it only: window
+SELECT * FROM pg_temp.limited('clicks', '{"rows": 2, "per": "visit_no", "order_by": "at, id"}', $$shop_id IN (1, 2)$$);
+-- a table of every row: the values of per by a skip scan of the index,
+-- and the group of NULL topics as one more
+SELECT * FROM pg_temp.limited('notes', '{"rows": 2, "per": "topic", "order_by": "at DESC, id"}', $$true$$);
+CREATE INDEX ON notes (topic, at DESC, id);
+SELECT * FROM pg_temp.limited('notes', '{"rows": 2, "per": "topic", "order_by": "at DESC, id"}', $$true$$);
+SELECT count(*) FROM exwiw_plan('shops', '{1,2}', pg_temp.with_key((SELECT c FROM cfg2), 'notes',
+  '{"limit": {"rows": 2, "per": "topic", "order_by": "at DESC, id"}}'))
+ WHERE table_name = 'notes' AND query LIKE '%WITH RECURSIVE exwiw_k%' AND query LIKE '%IS NULL AND%';
+
 -- mistakes
 \set VERBOSITY terse
 SELECT count(*) FROM exwiw_plan('shops', '{1}', pg_temp.with_key((SELECT c FROM cfg), 'orders', '{"limit": {"rows": 3}}'));

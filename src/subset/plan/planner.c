@@ -11,10 +11,14 @@
  */
 #include "subset/plan/planner.h"
 
+#include "access/relation.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/syscache.h"
 
 /*
  * planner_cols_union
@@ -255,4 +259,34 @@ subset_request_space(const SubsetRequest *req, const char *space)
 			return &s->ids;
 	}
 	return NULL;
+}
+
+/*
+ * planner_any_index
+ *		Does fits say yes to the pg_index row of some index of table t (arg
+ *		passed on)?  The rows are read from the syscache: no relcache entry
+ *		is built for the indexes.
+ */
+bool
+planner_any_index(SubsetTable *t, PlannerIndexTest fits, void *arg)
+{
+	Relation	rel = relation_open(t->relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	it = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (!HeapTupleIsValid(it))
+			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
+		found = fits(t, it, arg);
+		ReleaseSysCache(it);
+		if (found)
+			break;
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return found;
 }

@@ -181,6 +181,10 @@ extern void planner_append_type_cond(StringInfo buf, const char *alias,
 extern void planner_append_key_match(StringInfo buf, const char *alias,
 									 SubsetTable *t, SubsetSet *set);
 
+/* a question about one index of a table, by its pg_index row */
+typedef bool (*PlannerIndexTest) (SubsetTable *t, HeapTuple it, void *arg);
+extern bool planner_any_index(SubsetTable *t, PlannerIndexTest fits, void *arg);
+
 /* plan/decide.c: the first phase, no SQL */
 extern void planner_seeds(Planner *pl);
 extern bool planner_descends_by_self(Planner *pl, int ti);
@@ -192,6 +196,14 @@ extern char *planner_seed_query(Planner *pl, int ti, const SubsetCols *cols);
 extern char *planner_ids_query(Planner *pl);
 extern bool planner_index_leads(SubsetTable *t, const SubsetCols *cols,
 								AttrNumber extra_att);
+
+/* plan/limit.c: the keys a limit keeps */
+extern bool planner_limit_by_index(SubsetTable *t);
+extern char *planner_limit_window(SubsetTable *t, const char *pred);
+extern char *planner_limit_top(SubsetTable *t, const char *pred, const char *values,
+							   const SubsetCols *cols, const SubsetCols *srccols,
+							   bool nulls);
+extern char *planner_limit_skip_scan(SubsetTable *t, bool *nulls);
 
 /* plan/closure.c */
 extern void planner_closure_prepare(Planner *pl);

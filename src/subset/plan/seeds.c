@@ -88,24 +88,103 @@ with_filter(const char *pred, const char *filter)
 }
 
 /*
+ * same_cols
+ *		Do a and b name the same columns, in any order?
+ */
+static bool
+same_cols(const SubsetCols *a, const SubsetCols *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+	{
+		bool		in = false;
+
+		for (int j = 0; j < b->n; j++)
+			in |= (a->attnums[i] == b->attnums[j]);
+		if (!in)
+			return false;
+	}
+	return true;
+}
+
+static bool constant_parent(Planner *pl, SubsetEdge *e);
+static char *arm_subquery(Planner *pl, SubsetEdge *e, int *setno);
+
+/*
+ * limit_values
+ *		A query of every value table ti's limit.per columns hold among its
+ *		seed's rows (and perhaps more), when the seed says it: per is the
+ *		foreign key of the seed's one arm (its parent's keys, the very set
+ *		or ids the arm matches) or the scope column of a scope-column seed
+ *		(the ids), or the table's seed is every row (a skip scan of its
+ *		values, plan/limit.c).  *cols gets the table's columns in the
+ *		query's order, *srccols the query's own.  The seed's match (= ANY,
+ *		or an EXISTS of equalities) holds for no row with a NULL there, so
+ *		no row of a seed by key has a NULL per value; *nulls says whether a
+ *		seed of every row may have one.  NULL: not known.
+ */
+static char *
+limit_values(Planner *pl, int ti, const SubsetCols **cols, const SubsetCols **srccols,
+			 bool *nulls)
+{
+	SubsetTable *t = &pl->cfg->tables[ti];
+	PlannerRel *r = &pl->rel[ti];
+
+	*nulls = false;
+	if (r->kind == SEED_UNRELATED || r->kind == SEED_EXEMPT ||
+		r->kind == SEED_DECIDED || r->kind == SEED_FALLBACK)
+	{
+		/* every row of the table: the values of the whole table */
+		*cols = *srccols = &t->limit_per;
+		return planner_limit_skip_scan(t, nulls);
+	}
+	if (r->kind == SEED_DIRECT && same_cols(&t->limit_per, &t->scope_col))
+	{
+		*cols = *srccols = &t->scope_col;
+		return ids_subquery(r->ids_lits, t->scope_col.n);
+	}
+	if ((r->kind == SEED_PATH || r->kind == SEED_CASCADE) &&
+		list_length(r->seed_edges) == 1 && r->claims == NIL &&
+		!planner_descends_by_self(pl, ti))
+	{
+		SubsetEdge *e = &pl->cfg->edges[linitial_int(r->seed_edges)];
+		int			setno;
+
+		if (!same_cols(&t->limit_per, &e->fk))
+			return NULL;
+		*cols = &e->fk;
+		*srccols = &e->ref;
+		/* the arm of planner_build_seed: the ids, or the parent's set */
+		if (constant_parent(pl, e))
+			return ids_subquery(pl->rel[e->parent].ids_lits, e->fk.n);
+		return arm_subquery(pl, e, &setno);
+	}
+	return NULL;
+}
+
+/*
  * with_slices
- *		Table t's seed predicate pred narrowed by its slices (issue 40):
+ *		Table ti's seed predicate pred narrowed by its slices (issue 40):
  *		"sample" keeps the rows whose key hashes below the share
  *		(hashtextextended of the key's row text and the seed: the same rows
  *		on every run, on a replica too), then "limit" the first rows_N of
- *		those by order_by in each group of per, by their keys: the rows are
- *		numbered in a window over the seed's rows themselves (the table
+ *		those by order_by in each group of per, by their keys
+ *		(plan/limit.c): a top-N per value of per when an index leads with
+ *		per and order_by and the values are known (limit_values), the seed's
+ *		condition inside it, so that the rows are exactly the keys it
+ *		returns; else numbered in a window over the seed's rows (the table
  *		scanned again under pred, whose row sets it reads as pred does).
  *		What their rows reference still comes (the closure), and children
  *		chosen through the table's seed take only the rows kept.
  */
 static char *
-with_slices(SubsetTable *t, const char *pred)
+with_slices(Planner *pl, int ti, const char *pred)
 {
+	SubsetTable *t = &pl->cfg->tables[ti];
 	const char *alias = planner_alias(t);
 	StringInfoData s;
 	StringInfoData keys;
-	int			k;
 
 	initStringInfo(&keys);
 	subset_append_cols(&keys, alias, &t->pk);
@@ -121,25 +200,77 @@ with_slices(SubsetTable *t, const char *pred)
 	}
 	if (t->limit_rows > 0)
 	{
-		StringInfoData q;
+		const SubsetCols *cols = NULL;
+		const SubsetCols *srccols = NULL;
+		bool		nulls = false;
+		char	   *values = t->limit_per.n > 0 ?
+			limit_values(pl, ti, &cols, &srccols, &nulls) : NULL;
 
-		initStringInfo(&q);
-		appendStringInfoString(&q, "SELECT ");
-		for (k = 0; k < t->pk.n; k++)
-			appendStringInfo(&q, "%sexwiw_l.%s", k ? ", " : "", quote_identifier(t->pk.names[k]));
-		appendStringInfo(&q, " FROM (SELECT %s, pg_catalog.row_number() OVER (", keys.data);
-		if (t->limit_per.n > 0)
+		if ((values != NULL || t->limit_per.n == 0) && planner_limit_by_index(t))
 		{
-			appendStringInfoString(&q, "PARTITION BY ");
-			subset_append_cols(&q, alias, &t->limit_per);
-			appendStringInfoChar(&q, ' ');
+			/* the kept rows are the keys it returns: pred is inside */
+			char	   *top = planner_limit_top(t, s.data, values, cols, srccols, nulls);
+
+			resetStringInfo(&s);
+			subset_append_match(&s, alias, &t->pk, top, &t->pk);
 		}
-		appendStringInfo(&q, "ORDER BY\n%s\n) AS exwiw_rn FROM %s WHERE %s) AS exwiw_l WHERE exwiw_l.exwiw_rn OPERATOR(pg_catalog.<=) " INT64_FORMAT,
-						 t->limit_order, subset_relation_sql(t), s.data, t->limit_rows);
-		appendStringInfoString(&s, " AND ");
-		subset_append_match(&s, alias, &t->pk, q.data, &t->pk);
+		else
+		{
+			char	   *window = planner_limit_window(t, s.data);
+
+			appendStringInfoString(&s, " AND ");
+			subset_append_match(&s, alias, &t->pk, window, &t->pk);
+		}
 	}
 	return s.data;
+}
+
+/* planner_index_leads's question about one index */
+typedef struct IndexLeadsArg
+{
+	const SubsetCols *cols;
+	AttrNumber	extra_att;
+} IndexLeadsArg;
+
+/*
+ * index_leads
+ *		Do the leading key columns of index row it (pg_index) name the
+ *		columns of arg (an IndexLeadsArg), in any order, with its extra_att
+ *		allowed among them, and is the index not partial?
+ */
+static bool
+index_leads(SubsetTable *t, HeapTuple it, void *arg)
+{
+	const SubsetCols *cols = ((IndexLeadsArg *) arg)->cols;
+	AttrNumber	extra_att = ((IndexLeadsArg *) arg)->extra_att;
+	Form_pg_index ind = (Form_pg_index) GETSTRUCT(it);
+	int			nkey = ind->indnkeyatts;
+	int			i,
+				j;
+	int			covered = 0;
+	Bitmapset  *seen = NULL;
+
+	/* the leading columns are cols (and extra_att) until all are seen */
+	for (i = 0; i < nkey && covered < cols->n; i++)
+	{
+		AttrNumber	a = ind->indkey.values[i];
+		bool		in = false;
+
+		for (j = 0; j < cols->n; j++)
+		{
+			if (cols->attnums[j] == a && !bms_is_member(j, seen))
+			{
+				seen = bms_add_member(seen, j);
+				in = true;
+			}
+		}
+		if (in)
+			covered++;
+		else if (a == InvalidAttrNumber || a != extra_att)
+			break;
+	}
+	bms_free(seen);
+	return covered == cols->n && heap_attisnull(it, Anum_pg_index_indpred, NULL);
 }
 
 /*
@@ -152,55 +283,9 @@ with_slices(SubsetTable *t, const char *pred)
 bool
 planner_index_leads(SubsetTable *t, const SubsetCols *cols, AttrNumber extra_att)
 {
-	Relation	rel = relation_open(t->relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-	bool		found = false;
+	IndexLeadsArg arg = {cols, extra_att};
 
-	foreach(lc, indexes)
-	{
-		/* pg_index's row: no relcache entry built for the index */
-		HeapTuple	it = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index ind;
-		int			nkey;
-		int			i,
-					j;
-		int			covered = 0;
-		Bitmapset  *seen = NULL;
-
-		if (!HeapTupleIsValid(it))
-			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
-		ind = (Form_pg_index) GETSTRUCT(it);
-		nkey = ind->indnkeyatts;
-		/* the leading columns are cols (and extra_att) until all are seen */
-		for (i = 0; i < nkey && covered < cols->n; i++)
-		{
-			AttrNumber	a = ind->indkey.values[i];
-			bool		in = false;
-
-			for (j = 0; j < cols->n; j++)
-			{
-				if (cols->attnums[j] == a && !bms_is_member(j, seen))
-				{
-					seen = bms_add_member(seen, j);
-					in = true;
-				}
-			}
-			if (in)
-				covered++;
-			else if (a == InvalidAttrNumber || a != extra_att)
-				break;
-		}
-		bms_free(seen);
-		if (covered == cols->n && heap_attisnull(it, Anum_pg_index_indpred, NULL))
-			found = true;
-		ReleaseSysCache(it);
-		if (found)
-			break;
-	}
-	list_free(indexes);
-	relation_close(rel, AccessShareLock);
-	return found;
+	return planner_any_index(t, index_leads, &arg);
 }
 
 /*
@@ -869,7 +954,7 @@ planner_build_seed(Planner *pl, int ti)
 	if (t->limit_rows > 0 || t->sample > 0)
 	{
 		/* the slices read the seed as a predicate: no join form */
-		pl->rel[ti].seed = with_slices(t, pl->rel[ti].seed);
+		pl->rel[ti].seed = with_slices(pl, ti, pl->rel[ti].seed);
 		pl->rel[ti].seed_from = pl->rel[ti].seed_where = NULL;
 		pl->rel[ti].seed_jfrom = pl->rel[ti].seed_jwhere = NULL;
 		pl->rel[ti].seed_frag = true;
