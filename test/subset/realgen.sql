@@ -41,6 +41,12 @@
 -- rows_per_tenant rows per type and tenant: row k of a tenant points to
 -- type (k-1) % n, to that table's row (k-1) / n + 1 of the tenant, so that
 -- every row of each type's table has its owner.
+--
+-- After fill(), realgen.grow() gives a tenant many rows of a table per
+-- parent (copies of its first row, realgen.clone(), with copies of that
+-- row's children in the tables named), recorded as fill()'s: GitLab's
+-- issues per project, for a limit to cut.  realgen.check(), loaded_keys()
+-- and outside() read the database the files were loaded into.
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS realgen CASCADE;
 CREATE SCHEMA realgen;
