@@ -95,6 +95,9 @@ CREATE TABLE realgen.link (
 	edge int NOT NULL,
 	kind text NOT NULL
 );
+-- (check() and outside() walk the links both ways)
+CREATE INDEX ON realgen.link (parent, parent_rowno);
+CREATE INDEX ON realgen.link (child, child_rowno);
 CREATE TABLE realgen.log (rel regclass, msg text);
 -- the columns, with what value() needs from the catalog
 CREATE TABLE realgen.col (
