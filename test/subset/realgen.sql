@@ -41,6 +41,12 @@
 -- rows_per_tenant rows per type and tenant: row k of a tenant points to
 -- type (k-1) % n, to that table's row (k-1) / n + 1 of the tenant, so that
 -- every row of each type's table has its owner.
+--
+-- After fill(), realgen.grow() gives a tenant many rows of a table per
+-- parent (copies of its first row, realgen.clone(), with copies of that
+-- row's children in the tables named), recorded as fill()'s: GitLab's
+-- issues per project, for a limit to cut.  realgen.check(), loaded_keys()
+-- and outside() read the database the files were loaded into.
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS realgen CASCADE;
 CREATE SCHEMA realgen;
@@ -89,6 +95,9 @@ CREATE TABLE realgen.link (
 	edge int NOT NULL,
 	kind text NOT NULL
 );
+-- (check() and outside() walk the links both ways)
+CREATE INDEX ON realgen.link (parent, parent_rowno);
+CREATE INDEX ON realgen.link (child, child_rowno);
 CREATE TABLE realgen.log (rel regclass, msg text);
 -- the columns, with what value() needs from the catalog
 CREATE TABLE realgen.col (
@@ -677,6 +686,195 @@ BEGIN
 	filled := (SELECT count(*) FROM realgen.tbl WHERE status = 'filled');
 	rows_made := (SELECT count(*) FROM realgen.row);
 	RETURN NEXT;
+END $$;
+
+-- A copy of row P_FROM of P_REL as row P_ROWNO (k P_K, the template's
+-- tenant), the way fill() would have made it: every plain column whose
+-- value() depends on the row number gets the new row's (keys and unique
+-- columns stay unique; a partition key, an enum, a CHECK's literal stay
+-- the template's), P_VALS sets columns to the given text, and every
+-- relation is the template's except those P_PARENTS names (an edge's
+-- first column -> the rowno of the parent row it points to instead; a
+-- polymorphic pair keeps the template's parent table).  The row and its
+-- links are recorded as fill()'s are.  Raises when the row does not go in
+-- (the caller disables user triggers, as fill() does).
+CREATE FUNCTION realgen.clone(p_rel regclass, p_from int, p_rowno int, p_k int,
+							  p_parents jsonb DEFAULT '{}', p_vals jsonb DEFAULT '{}') RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	t realgen.tbl;
+	src realgen.row;
+	a realgen.col;
+	e realgen.edge;
+	prow realgen.row;
+	v_data jsonb;
+	fkcols text[];
+	v text;
+	i int;
+	ret record;
+	cols text;
+	links jsonb := '[]';
+BEGIN
+	SELECT * INTO STRICT t FROM realgen.tbl WHERE rel = p_rel;
+	SELECT * INTO STRICT src FROM realgen.row WHERE rel = p_rel AND rowno = p_from;
+	v_data := src.data;
+	-- (a polymorphic pair's type column too: it names the parent's table)
+	SELECT coalesce(array_agg(x), '{}') INTO fkcols
+	FROM realgen.edge e2, unnest(e2.cols || e2.type_col) x WHERE e2.child = p_rel AND x IS NOT NULL;
+	FOR a IN SELECT * FROM realgen.col WHERE rel = p_rel AND NOT skip AND NOT (attname = ANY (fkcols)) LOOP
+		CONTINUE WHEN v_data ->> a.attname IS NULL OR coalesce(t.partkey ? a.attname, false);
+		v := realgen.value(a, p_rowno);
+		IF v IS DISTINCT FROM realgen.value(a, p_from) THEN
+			v_data := v_data || jsonb_build_object(a.attname, v);
+		END IF;
+	END LOOP;
+	v_data := v_data || p_vals;
+	-- the template's links, but those repointed
+	FOR e IN SELECT * FROM realgen.edge WHERE child = p_rel ORDER BY id LOOP
+		IF p_parents ? e.cols[1] THEN
+			SELECT r.* INTO STRICT prow FROM realgen.row r
+			WHERE r.rowno = (p_parents ->> e.cols[1])::int
+			  AND r.rel = coalesce(e.parent, (SELECT l.parent FROM realgen.link l
+											  WHERE l.child = p_rel AND l.child_rowno = p_from AND l.edge = e.id));
+			FOR i IN 1 .. cardinality(e.cols) LOOP
+				v_data := v_data || jsonb_build_object(e.cols[i], prow.data -> e.refcols[i]);
+			END LOOP;
+			links := links || jsonb_build_object('parent', prow.rel::oid, 'rowno', prow.rowno, 'edge', e.id, 'kind', e.kind);
+		ELSE
+			links := links || coalesce((SELECT jsonb_agg(jsonb_build_object('parent', l.parent::oid, 'rowno', l.parent_rowno,
+																			'edge', l.edge, 'kind', l.kind))
+										FROM realgen.link l WHERE l.child = p_rel AND l.child_rowno = p_from AND l.edge = e.id), '[]');
+		END IF;
+	END LOOP;
+	SELECT string_agg(quote_ident(c.attname), ', ' ORDER BY c.attnum) INTO cols FROM realgen.col c WHERE c.rel = p_rel AND NOT c.skip;
+	EXECUTE format('INSERT INTO %s AS x (%s) SELECT %s FROM pg_catalog.jsonb_populate_record(NULL::%s, $1)'
+				   ' RETURNING to_jsonb(x) AS d, (%s)::text AS key, x.tableoid::text || '':'' || x.ctid::text AS loc',
+				   t.rel, cols, cols, t.rel,
+				   CASE WHEN cardinality(t.key_cols) = 1 THEN 'x.' || quote_ident(t.key_cols[1]) || '::text'
+						ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(t.key_cols) kc) || ')' END)
+	USING v_data INTO ret;
+	INSERT INTO realgen.row (rel, rowno, tenant, k, key, data, loc)
+	VALUES (p_rel, p_rowno, src.tenant, p_k, ret.key, ret.d, ret.loc);
+	INSERT INTO realgen.link (child, child_rowno, parent, parent_rowno, edge, kind)
+	SELECT p_rel, p_rowno, (l ->> 'parent')::oid::regclass, (l ->> 'rowno')::int, (l ->> 'edge')::int, l ->> 'kind'
+	FROM jsonb_array_elements(links) l;
+END $$;
+
+-- After fill(): more rows of table P_TABLE for tenant P_TENANT, many per
+-- parent (fill() makes a row or two per parent): P_COUNTS[i] under the
+-- tenant's row k = i of the parent the relation on column P_COL points to,
+-- each a copy (clone()) of the tenant's row k = 1 of P_TABLE whose
+-- created_at is P_START + ((j - 1) / 3) * P_STEP, j counting the new rows
+-- in turn across the parents (the parents' rows interleave in time; three
+-- in a row share a timestamp), with copies of that row's children in the
+-- tables P_CHILDREN names, pointing to the copy.  Returns the rows made.
+CREATE FUNCTION realgen.grow(p_table text, p_tenant int, p_col text, p_counts int[], p_children text[],
+							 p_start timestamp, p_step interval) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	trel regclass := (SELECT rel FROM realgen.tbl WHERE name = p_table);
+	pe realgen.edge;
+	tmpl realgen.row;
+	r record;
+	ch record;
+	prow int;
+	newrow int;
+	n int := 0;
+	rel regclass;
+BEGIN
+	SELECT * INTO STRICT pe FROM realgen.edge WHERE child = trel AND cols[1] = p_col AND parent IS NOT NULL
+	ORDER BY kind = 'fk' DESC, cardinality(cols), id LIMIT 1;
+	SELECT * INTO STRICT tmpl FROM realgen.row WHERE realgen.row.rel = trel AND tenant = p_tenant AND k = 1;
+	FOR rel IN SELECT trel UNION SELECT t.rel FROM realgen.tbl t WHERE t.name = ANY (p_children) LOOP
+		EXECUTE format('ALTER TABLE %s DISABLE TRIGGER USER', rel);
+	END LOOP;
+	FOR r IN SELECT c.i, row_number() OVER (ORDER BY s, c.i) AS j
+			 FROM unnest(p_counts) WITH ORDINALITY c(cnt, i), generate_series(1, c.cnt) s ORDER BY 2 LOOP
+		SELECT p.rowno INTO STRICT prow FROM realgen.row p WHERE p.rel = pe.parent AND p.tenant = p_tenant AND p.k = r.i;
+		newrow := (SELECT max(x.rowno) + 1 FROM realgen.row x WHERE x.rel = trel);
+		PERFORM realgen.clone(trel, tmpl.rowno, newrow, 1000 + r.j::int, jsonb_build_object(p_col, prow),
+							  jsonb_build_object('created_at', p_start + ((r.j - 1) / 3) * p_step));
+		n := n + 1;
+		-- the template's children in P_CHILDREN, every relation to the
+		-- template pointing to the copy
+		FOR ch IN SELECT l.child, l.child_rowno, jsonb_object_agg(ed.cols[1], newrow) AS parents
+				  FROM realgen.link l JOIN realgen.edge ed ON ed.id = l.edge JOIN realgen.tbl ct ON ct.rel = l.child
+				  WHERE l.parent = trel AND l.parent_rowno = tmpl.rowno AND ct.name = ANY (p_children)
+				  GROUP BY 1, 2 ORDER BY 1, 2 LOOP
+			PERFORM realgen.clone(ch.child, ch.child_rowno, (SELECT max(x.rowno) + 1 FROM realgen.row x WHERE x.rel = ch.child),
+								  1000 + r.j::int, ch.parents);
+			n := n + 1;
+		END LOOP;
+	END LOOP;
+	FOR rel IN SELECT trel UNION SELECT t.rel FROM realgen.tbl t WHERE t.name = ANY (p_children) LOOP
+		EXECUTE format('ALTER TABLE %s ENABLE TRIGGER USER', rel);
+	END LOOP;
+	RETURN n;
+END $$;
+
+-- The key (as realgen.row.key) of every row of the tables P_TABLES names
+-- that this database holds (the loaded rows, where the files were loaded).
+CREATE FUNCTION realgen.loaded_keys(p_tables text[]) RETURNS TABLE (rel regclass, key text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t realgen.tbl;
+BEGIN
+	FOR t IN SELECT * FROM realgen.tbl WHERE name = ANY (p_tables) LOOP
+		RETURN QUERY EXECUTE format('SELECT %L::regclass, %s FROM %s x', t.rel,
+			CASE WHEN cardinality(t.key_cols) = 1 THEN 'x.' || quote_ident(t.key_cols[1]) || '::text'
+				 ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(t.key_cols) kc) || ')::text' END,
+			t.rel);
+	END LOOP;
+END $$;
+
+-- Where the files were loaded: the loaded rows of the tables P_TABLES names
+-- that P_PRED (an SQL condition on a row x, e.g. "x.created_at < '...'")
+-- holds for, per table: how many, and those of them that no loaded row
+-- points to (a row a window or a limit leaves out comes only as the parent
+-- of a row kept), with their keys.  "Points to": a relation the generator
+-- made (realgen.link), or a one-column belongs_to of CFG (the export's
+-- config, as check()'s) to the table's one-column key, by the loaded
+-- child's value.
+CREATE FUNCTION realgen.outside(p_tables text[], p_pred text, p_cfg jsonb DEFAULT '[]')
+RETURNS TABLE (tbl text, n bigint, unneeded bigint, sample text) LANGUAGE plpgsql AS $$
+DECLARE
+	t realgen.tbl;
+	bt record;
+BEGIN
+	CREATE TEMP TABLE outside_o (rowno int, key text, needed bool NOT NULL DEFAULT false) ON COMMIT DROP;
+	FOR t IN SELECT * FROM realgen.tbl WHERE name = ANY (p_tables) ORDER BY name LOOP
+		TRUNCATE outside_o;
+		EXECUTE format('INSERT INTO outside_o (rowno, key) SELECT r.rowno, r.key FROM %s x'
+					   ' JOIN realgen.row r ON r.rel = %L::regclass AND r.key = %s WHERE %s',
+					   t.rel, t.rel,
+					   CASE WHEN cardinality(t.key_cols) = 1 THEN 'x.' || quote_ident(t.key_cols[1]) || '::text'
+							ELSE 'ROW(' || (SELECT string_agg('x.' || quote_ident(kc), ', ') FROM unnest(t.key_cols) kc) || ')::text' END,
+					   p_pred);
+		-- the generator's relations
+		UPDATE outside_o o SET needed = true
+		WHERE EXISTS (SELECT 1 FROM realgen.link l JOIN realgen.row c ON c.rel = l.child AND c.rowno = l.child_rowno
+					  JOIN realgen.loaded_keys(ARRAY[(SELECT ct.name FROM realgen.tbl ct WHERE ct.rel = l.child)]) lk
+						   ON lk.rel = c.rel AND lk.key = c.key
+					  WHERE l.parent = t.rel AND l.parent_rowno = o.rowno);
+		-- the config's
+		FOR bt IN
+			SELECT c.rel AS crel, b ->> 'foreign_key' AS fk, b ->> 'foreign_type' AS ftype, b ->> 'type_value' AS tval
+			FROM jsonb_array_elements(p_cfg) te
+			CROSS JOIN LATERAL jsonb_array_elements(coalesce(te -> 'belongs_tos', '[]')) b
+			JOIN realgen.tbl c ON c.name = te ->> 'name'
+			WHERE b ->> 'table_name' = t.name AND cardinality(t.key_cols) = 1 AND b ->> 'foreign_key' NOT LIKE '%,%'
+			  AND NOT coalesce((b ->> 'ignore')::bool, false)
+		LOOP
+			EXECUTE format('UPDATE outside_o o SET needed = true WHERE NOT o.needed'
+						   ' AND EXISTS (SELECT 1 FROM %s x WHERE x.%I::text = o.key %s)',
+						   bt.crel, bt.fk,
+						   CASE WHEN bt.ftype IS NOT NULL THEN format('AND x.%I::text = %L', bt.ftype, bt.tval) ELSE '' END);
+		END LOOP;
+		RETURN QUERY SELECT t.name, count(*), count(*) FILTER (WHERE NOT o.needed),
+							string_agg(o.key, ' ' ORDER BY o.key) FILTER (WHERE NOT o.needed)
+					 FROM outside_o o;
+	END LOOP;
+	DROP TABLE outside_o;
 END $$;
 
 -- In the database the files were loaded into (realgen's tables copied

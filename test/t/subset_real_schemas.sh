@@ -102,12 +102,13 @@ SELECT '  ' || msg FROM realgen.log WHERE msg LIKE 'arms:%';
 SQL
 }
 
-# setup_schema NAME FILE [ARMS [ROWS]]: NAME_src (the schema, filled; ARMS
-# the types of polymorphic pairs, realgen.fill's p_arms; ROWS per tenant,
-# default $per_tenant), NAME_dst (an empty copy owned by NAME_loader), the
-# schema config in $work/NAME-schema
+# setup_schema NAME FILE [ARMS [ROWS [MORE]]]: NAME_src (the schema, filled;
+# ARMS the types of polymorphic pairs, realgen.fill's p_arms; ROWS per
+# tenant, default $per_tenant; MORE, SQL run after the fill: more rows,
+# realgen.grow), NAME_dst (an empty copy owned by NAME_loader), the schema
+# config in $work/NAME-schema
 setup_schema() {
-	local name=$1 file=$2 arms=${3:-'{}'} rows=${4:-$per_tenant} t0
+	local name=$1 file=$2 arms=${3:-'{}'} rows=${4:-$per_tenant} more=${5:-} t0
 	psql -X -q -v ON_ERROR_STOP=1 <<SQL
 DROP DATABASE IF EXISTS ${name}_src;
 DROP DATABASE IF EXISTS ${name}_dst;
@@ -122,6 +123,9 @@ SQL
 	psql -X -q -At -v ON_ERROR_STOP=1 -d "${name}_src" -v arms="$arms" >/dev/null <<SQL
 SELECT realgen.fill($rows, :'arms');
 SQL
+	if [ -n "$more" ]; then
+		echo "$name: more rows: $(psql -X -q -At -v ON_ERROR_STOP=1 -d "${name}_src" -c "$more" | paste -sd' ')"
+	fi
 	echo "$name: loaded and filled in $((SECONDS - t0)) s"
 	gen_report "${name}_src"
 	# the empty copy: the schema as the generator left it (it adds DEFAULT
@@ -377,15 +381,49 @@ SQL
 
 # gitlab_slices: issue 40's done-means on GitLab's schema, with the
 # organizations config as run_target decided it: "organization 1, the last
-# 30 days of CI and events, the newest issues of each project".  The
+# 30 days of CI and events, the newest 100 issues of each project".  The
 # generator's timestamps are a minute apart from 2025-01-01, so "the last
 # 30 days" is a cutoff inside them: the median created_at of the generated
 # events ("filter" on the CI tables and events that have created_at); "the
-# newest 100 issues" is the newest one per project (the generator makes
-# two or so per project of a tenant): "limit" on issues.  It plans
-# (explain --exact), exports, loads with exwiw load (which verifies first)
-# as the non-superuser owner of an empty copy, every constraint enforced,
-# and exwiw verify passes; the loaded rows keep the window and the limit.
+# newest 100 issues" is "limit": {"rows": 100, "per": "project_id",
+# "order_by": "created_at DESC, id DESC"} on issues (tenant 1's projects
+# have 141 and 108: realgen.grow, below).  It plans (explain --exact),
+# exports, loads with exwiw load (which verifies first) as the
+# non-superuser owner of an empty copy, every constraint enforced, and
+# exwiw verify passes.  Then, on the loaded rows:
+#   - the newest 100 issues of each project, row_number() OVER (PARTITION
+#     BY project_id ORDER BY created_at DESC, id DESC) <= 100 over the
+#     tenant's issues (the generator's record, computed on the source),
+#     are loaded, and some of the tenant's issues are beyond them;
+#   - every loaded issue beyond them is a parent of a loaded row (the
+#     closure: a row left out that an exported row references comes
+#     back), and every note, assignee and metrics row the generator made
+#     for a kept issue is loaded;
+#   - known (issue 40, $slices_known): the loaded issues are exactly the
+#     newest 100 (EXCEPT both ways), and no such child of a dropped issue
+#     is loaded.  GitLab's notes, issue_assignees and issue_metrics carry
+#     a namespace_id (a sharding key): each is the tenant's by its own
+#     rule, not through issues, so all of them come and bring the dropped
+#     issues back as their parents;
+#   - explain --exact's rows for issues (its insert file) are the loaded
+#     issues;
+#   - a loaded row of a windowed table older than the cutoff is the parent
+#     of a loaded row (by a relation the generator made or a belongs_to of
+#     the config).
+slices_known=${EXWIW_REAL_SLICES_KNOWN-exact:issues dropped-children:notes dropped-children:issue_assignees dropped-children:issue_metrics}
+# slice_check KEY MESSAGE: a failed check of gitlab_slices: known (in
+# $slices_known: printed, issue 40) or not ok
+slice_check() {
+	local key=$1
+	shift
+	if [[ " $slices_known " == *" $key "* ]]; then
+		echo "known: gitlab/slices: $* (issue 40)"
+		seen_known="$seen_known $key"
+	else
+		not_ok "gitlab/slices: $*"
+	fi
+}
+
 gitlab_slices() {
 	local label=gitlab/slices cfgdir=$work/gitlab-slices-cfg out=$work/gitlab-slices ids cutoff n
 	local env=(env PGDATABASE=gitlab_src PGOPTIONS="$PGOPTIONS -c search_path=public")
@@ -397,10 +435,10 @@ gitlab_slices() {
 	cutoff=$(psql -X -At -d gitlab_src -c "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY created_at) FROM public.events")
 	rm -rf "$cfgdir" "$out"
 	cp -r "$work/gitlab-organizations-cfg" "$cfgdir"
-	n=$(python3 - "$cfgdir" "$cutoff" <<'PY'
+	# the windowed tables' names on stdout
+	python3 - "$cfgdir" "$cutoff" >"$work/windowed.txt" <<'PY'
 import json, os, sys
 cfgdir, cutoff = sys.argv[1], sys.argv[2]
-n = 0
 for f in sorted(os.listdir(cfgdir)):
 	path = os.path.join(cfgdir, f)
 	cfg = json.load(open(path))
@@ -409,20 +447,25 @@ for f in sorted(os.listdir(cfgdir)):
 	if cfg.get("ignore") or cfg.get("export") == "all":
 		continue
 	if name == "issues":
-		cfg["limit"] = {"rows": 1, "per": "project_id", "order_by": "created_at DESC, id DESC"}
+		cfg["limit"] = {"rows": 100, "per": "project_id", "order_by": "created_at DESC, id DESC"}
 	elif (name == "events" or name.startswith("ci_") or name.startswith("p_ci_")) and "created_at" in cols:
 		window = "created_at >= '%s'" % cutoff
 		cfg["filter"] = "(%s) AND %s" % (cfg["filter"], window) if cfg.get("filter") else window
-		n += 1
+		print(name)
 	else:
 		continue
 	with open(path, "w") as out:
 		json.dump(cfg, out, indent=2, ensure_ascii=False)
 		out.write("\n")
-print(n)
 PY
-)
-	echo "$label: CI tables and events windowed from $cutoff: $n; issues: the newest per project"
+	n=$(wc -l <"$work/windowed.txt")
+	cli_config_array "$cfgdir" >"$work/slices-cfg.json"
+	seen_known=
+	if ! grep -q '"limit"' "$cfgdir/issues.json"; then
+		not_ok "$label: the organizations config has no issues to limit"
+		return
+	fi
+	echo "$label: CI tables and events windowed from $cutoff: $n; issues: the newest 100 per project"
 	if ! "${env[@]}" exwiw explain --target-table=organizations --ids="$ids" --schema-dir="$cfgdir" \
 		--exact --format=json >"$work/slices-plan.json" 2>"$work/err"; then
 		not_ok "$label: explain --exact fails: $(head -c 400 "$work/err")"
@@ -450,25 +493,112 @@ PY
 		not_ok "$label: the load fails: $(head -c 600 "$work/err")"
 		return
 	fi
-	if ! psql -X -At -F '|' -v ON_ERROR_STOP=1 -d gitlab_dst -v cutoff="$cutoff" >"$work/slices.txt" 2>"$work/err" <<'SQL'
-SELECT 'issues', count(*), coalesce(max(n), 0) FROM (SELECT project_id, count(*) n FROM public.issues GROUP BY 1) s;
-SELECT 'events', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.events;
-SELECT 'p_ci_pipelines', count(*), count(*) FILTER (WHERE created_at < :'cutoff') FROM public.p_ci_pipelines;
+	# the newest 100 of each project, computed on the source over the
+	# tenant's issues (the generator's record): kept|dropped, as arrays
+	local want dropped
+	want=$(psql -X -At -v ON_ERROR_STOP=1 -d gitlab_src -c "
+		SELECT '{' || coalesce(string_agg(id::text, ',' ORDER BY id) FILTER (WHERE rn <= 100), '') || '}|{'
+			   || coalesce(string_agg(id::text, ',' ORDER BY id) FILTER (WHERE rn > 100), '') || '}'
+		FROM (SELECT i.id, row_number() OVER (PARTITION BY i.project_id ORDER BY i.created_at DESC, i.id DESC) rn
+			  FROM public.issues i
+			  WHERE i.id::text IN (SELECT r.key FROM realgen.row r JOIN realgen.tbl t ON t.rel = r.rel
+								   WHERE t.name = 'issues' AND r.tenant = 1)) s")
+	dropped=${want#*|}
+	want=${want%%|*}
+	if ! { printf '\\set cfg `cat %s`\n' "$work/slices-cfg.json"; cat; } <<'SQL' |
+CREATE TEMP TABLE want AS SELECT unnest(:'want'::bigint[]) AS id;
+CREATE TEMP TABLE dropped AS SELECT unnest(:'dropped'::bigint[]) AS id;
+SELECT 'issues', (SELECT count(*) FROM public.issues), (SELECT count(*) FROM want), (SELECT count(*) FROM dropped),
+	(SELECT count(*) FROM (SELECT id FROM public.issues EXCEPT SELECT id FROM want) x),
+	(SELECT count(*) FROM (SELECT id FROM want EXCEPT SELECT id FROM public.issues) x),
+	(SELECT string_agg(format('project %s: %s', project_id, n), ', ' ORDER BY project_id)
+	 FROM (SELECT project_id, count(*) n FROM public.issues GROUP BY 1) p);
+-- the generator's children of the tenant's issues: of kept or dropped
+-- issues, loaded or not
+CREATE TEMP TABLE kid AS
+SELECT ct.name, c.key, ir.key::bigint IN (SELECT id FROM dropped) AS of_dropped
+FROM realgen.link l JOIN realgen.tbl it ON it.rel = l.parent AND it.name = 'issues'
+JOIN realgen.row ir ON ir.rel = l.parent AND ir.rowno = l.parent_rowno AND ir.tenant = 1
+JOIN realgen.row c ON c.rel = l.child AND c.rowno = l.child_rowno JOIN realgen.tbl ct ON ct.rel = l.child
+WHERE ct.name IN ('notes', 'issue_assignees', 'issue_metrics');
+CREATE TEMP TABLE kid_loaded AS
+SELECT DISTINCT k.* FROM kid k JOIN realgen.tbl t ON t.name = k.name
+JOIN realgen.loaded_keys('{notes,issue_assignees,issue_metrics}') lk ON lk.rel = t.rel AND lk.key = k.key;
+SELECT 'children', name, count(*) FILTER (WHERE of_dropped),
+	(SELECT count(*) FROM kid_loaded l WHERE l.name = k.name AND l.of_dropped),
+	count(*) FILTER (WHERE NOT of_dropped),
+	(SELECT count(*) FROM kid_loaded l WHERE l.name = k.name AND NOT l.of_dropped)
+FROM kid k GROUP BY name ORDER BY name;
+-- the loaded issues beyond the newest 100, and whether a loaded row needs them
+SELECT 'beyond', o.* FROM realgen.outside('{issues}', format('x.id <> ALL (%L::bigint[])', :'want'), :'cfg') o;
+SELECT 'outside', o.* FROM realgen.outside(:'windowed', format('x.created_at < %L', :'cutoff'), :'cfg') o WHERE o.n > 0;
 SQL
+		psql -X -At -F '|' -v ON_ERROR_STOP=1 -d gitlab_dst -v cutoff="$cutoff" -v want="$want" -v dropped="$dropped" \
+			-v windowed="{$(paste -sd, "$work/windowed.txt")}" >"$work/slices.txt" 2>"$work/err"
 	then
-		not_ok "$label: the loaded rows cannot be counted: $(head -c 300 "$work/err")"
+		not_ok "$label: the loaded rows cannot be checked: $(head -c 300 "$work/err")"
 		return
 	fi
-	local issues events pipelines
-	issues=$(grep '^issues|' "$work/slices.txt")
-	events=$(grep '^events|' "$work/slices.txt")
-	pipelines=$(grep '^p_ci_pipelines|' "$work/slices.txt")
-	echo "$label: loaded (table|rows|most per project or rows before the cutoff): $issues $events $pipelines"
-	[ "$(echo "$issues" | cut -d'|' -f3)" -le 1 ] && [ "$(echo "$issues" | cut -d'|' -f2)" -gt 0 ] &&
-		ok "$label: issues: the newest per project, no more" ||
-		not_ok "$label: issues: not the newest per project: $issues"
+	local loaded nwant ndropped extra missing per
+	IFS='|' read -r _ loaded nwant ndropped extra missing per < <(grep '^issues|' "$work/slices.txt")
+	echo "$label: issues: $loaded loaded ($per); the newest 100 per project: $nwant, dropped $ndropped"
+	if [ "$ndropped" -eq 0 ]; then
+		not_ok "$label: issues: the limit has nothing to drop (the tenant's projects have 100 issues or fewer)"
+	elif [ "$missing" = 0 ]; then
+		ok "$label: issues: the newest 100 per project (row_number() on the source) are loaded; $ndropped of the tenant's are beyond them"
+	else
+		not_ok "$label: issues: $missing of the newest 100 per project are not loaded"
+	fi
+	local nbeyond unneeded sample
+	IFS='|' read -r _ _ nbeyond unneeded sample < <(grep '^beyond|' "$work/slices.txt")
+	if [ "$unneeded" = 0 ]; then
+		ok "$label: issues: each of the $nbeyond loaded beyond the newest 100 is a parent of a loaded row"
+	else
+		not_ok "$label: issues: $unneeded loaded beyond the newest 100 that no loaded row needs (ids $(echo "$sample" | cut -c1-200))"
+	fi
+	if [ "$extra" = 0 ] && [ "$missing" = 0 ]; then
+		ok "$label: issues: exactly the newest 100 per project (EXCEPT both ways)"
+	else
+		slice_check exact:issues "issues: not exactly the newest 100 per project: $extra of the $ndropped beyond them loaded (as parents of notes, assignees, metrics), $missing of them not loaded"
+	fi
+	# the children, per table: of dropped issues, loaded; of kept, loaded
+	local t nd ld nk lk nbad=0
+	while IFS='|' read -r _ t nd ld nk lk; do
+		echo "$label: $t: the generator's rows of dropped issues $nd, loaded $ld; of kept issues $nk, loaded $lk"
+		if [ "$lk" != "$nk" ] || [ "$nd" = 0 ]; then
+			not_ok "$label: $t: $lk of the $nk rows of kept issues loaded, $nd of dropped issues made"
+			nbad=$((nbad + 1))
+		fi
+		if [ "$ld" != 0 ]; then
+			slice_check "dropped-children:$t" "$t: $ld of the $nd rows of dropped issues loaded (the tenant's by their namespace_id)"
+		else
+			ok "$label: $t: the rows of dropped issues stay out"
+		fi
+	done < <(grep '^children|' "$work/slices.txt")
+	if [ "$(grep -c '^children|' "$work/slices.txt")" != 3 ]; then
+		not_ok "$label: the generator's children of issues are not in 3 tables: $(grep '^children|' "$work/slices.txt" | cut -d'|' -f2 | paste -sd' ')"
+		nbad=$((nbad + 1))
+	fi
+	[ $nbad != 0 ] || ok "$label: the kept issues' notes, assignees and metrics are loaded"
+	for t in $slices_known; do
+		[[ " $seen_known " == *" $t "* ]] ||
+			echo "note: $label: known failure $t (issue 40) did not happen: take it off the known list"
+	done
+	# the insert file's rows (not the cycle fix-up's, which updates)
+	local exact
+	exact=$(python3 -c 'import json, sys; print(sum(t.get("rows") or 0 for t in json.load(open(sys.argv[1]))["tables"] if t["table"] == "issues" and not t["rule"].startswith("cycle:")))' "$work/slices-plan.json")
+	if [ "$exact" = "$loaded" ]; then
+		ok "$label: explain --exact's rows for issues ($exact) are the loaded issues"
+	else
+		not_ok "$label: explain --exact says $exact rows for issues, $loaded loaded"
+	fi
 	# a row before the cutoff comes only as the parent of a kept row
-	echo "$label: rows before the cutoff (parents of kept rows): events $(echo "$events" | cut -d'|' -f3), p_ci_pipelines $(echo "$pipelines" | cut -d'|' -f3)"
+	echo "$label: rows before the cutoff (parents of kept rows): $(grep '^outside|' "$work/slices.txt" | cut -d'|' -f2,3 | paste -sd' ')"
+	if grep -q '^outside|[^|]*|[^|]*|[1-9]' "$work/slices.txt"; then
+		not_ok "$label: rows before the cutoff that no loaded row needs: $(grep '^outside|[^|]*|[^|]*|[1-9]' "$work/slices.txt" | cut -d'|' -f2,4,5 | paste -sd' ' | cut -c1-400)"
+	else
+		ok "$label: the window holds in the $n windowed tables (a row before the cutoff is a loaded row's parent)"
+	fi
 }
 
 t_all=$SECONDS
@@ -478,7 +608,15 @@ if want osm; then
 	run_target osm users
 fi
 if want gitlab; then
-	setup_schema gitlab "$data/gitlab-structure.sql.gz"
+	# The fill makes a row or two per parent: tenant 1's projects get 141
+	# and 108 issues (realgen.grow: copies of its first issue, created
+	# over five months before the fill's own, the projects' interleaved in
+	# time, three at a time sharing a created_at), each with the first
+	# issue's note, assignee and metrics row (the fill links no label to
+	# it), for gitlab_slices' "the newest 100 issues of each project"
+	setup_schema gitlab "$data/gitlab-structure.sql.gz" '{}' "$per_tenant" \
+		"SELECT realgen.grow('issues', 1, 'project_id', '{140,108}', '{notes,issue_assignees,issue_metrics}',
+							 '2024-06-01', '2 days')"
 	masks gitlab
 	# Known failures (issue 18, open): with these targets some rows of other
 	# tenants come in through a further arm, or a tenant's rows that only a
