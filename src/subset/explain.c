@@ -169,7 +169,8 @@ count_file(SubsetRun *run, int i, ExwiwQuery *q)
 
 	if (f->count_set >= 0 && !run->inline_sets && run->enrs[f->count_set] != NULL)
 		return (double) run->enrs[f->count_set]->md.enrtuples;
-	Assert(f->count_query != NULL);
+	if (f->count_query == NULL)
+		elog(ERROR, "file %s has no count query", f->file_name);
 	c = *q;
 	c.sql = run_with_sets(run, f->count_join_query != NULL &&
 						  run_set_is_large(run, f->join_set,

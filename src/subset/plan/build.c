@@ -235,6 +235,12 @@ plan_fixups(Planner *pl)
 		f->fragment = subset_select_has_fragment(t);
 		f->rule = psprintf("cycle: sets the foreign keys written NULL (%s) where the rows they reference are exported", set.data);
 		initStringInfo(&q);
+		appendStringInfo(&q, "SELECT pg_catalog.count(*) FROM %s WHERE ",
+						 subset_relation_sql(t));
+		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
+		appendStringInfo(&q, " AND (%s)", cond.data);
+		f->count_query = q.data;
+		initStringInfo(&q);
 		appendStringInfo(&q, "SELECT %s FROM %s WHERE ", subset_select_list(t),
 						 subset_relation_sql(t));
 		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
