@@ -11,7 +11,8 @@ CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES cus
                      ordered_at timestamptz NOT NULL);
 CREATE TABLE order_items (id int PRIMARY KEY, order_id int NOT NULL REFERENCES orders);
 -- a refund of shop 1 names an old order of shop 1 that the limit leaves
--- out: it comes back as a parent (its items do not)
+-- out: a child of a row left out, it is left out too (though shop 1's by
+-- its own shop_id)
 CREATE TABLE refunds (id int PRIMARY KEY, shop_id int NOT NULL REFERENCES shops,
                       order_id int NOT NULL REFERENCES orders);
 CREATE INDEX ON customers (shop_id);
@@ -50,8 +51,11 @@ CREATE TEMP TABLE want_orders AS
   SELECT id FROM (SELECT o.id, row_number() OVER (PARTITION BY o.customer_id ORDER BY o.ordered_at DESC, o.id DESC) AS rn
                     FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.shop_id = 1) s
    WHERE rn <= 3;
--- the orders: the limited ones, and the refund's old order (a parent)
-INSERT INTO want_orders SELECT order_id FROM refunds WHERE shop_id = 1;
+-- the orders: the limited ones, exactly; the refund of an old order is
+-- left out with it, so the order does not come back as its parent
+SELECT r.id, r.order_id, r.id IN (SELECT id FROM got WHERE tbl = 'refunds') AS exported,
+       r.order_id IN (SELECT id FROM want_orders) AS order_kept
+FROM refunds r WHERE r.shop_id = 1;
 SELECT (SELECT count(*) FROM ((SELECT id FROM got WHERE tbl = 'orders' EXCEPT SELECT id FROM want_orders)
                               UNION ALL (SELECT id FROM want_orders EXCEPT SELECT id FROM got WHERE tbl = 'orders')) d)
        AS orders_differ,

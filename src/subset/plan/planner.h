@@ -98,6 +98,10 @@ typedef struct PlannerRel
 	char	   *seed_from;		/* the seed as a join: FROM, or NULL */
 	char	   *seed_where;		/* ... and its WHERE */
 	bool		seed_frag;		/* seed holds the table's filter */
+	char	   *seed_uncut;		/* the seed before a limit, a sample or the
+								 * children's exclusion cut it, or NULL */
+	int			may_cut;		/* 0 not known yet, 1 being found, 2 no, 3
+								 * yes: a slice here or up its keys */
 	List	   *seed_deps;		/* sets the seed reads */
 
 	/*

@@ -274,6 +274,136 @@ index_leads(SubsetTable *t, HeapTuple it, void *arg)
 }
 
 /*
+ * may_be_cut
+ *		Could table x's seed be cut: has it a limit or a sample, or a
+ *		foreign key to a table whose seed could be (without_dropped_parents
+ *		then cuts it)?  Depends on the config alone; a table met again
+ *		while it is being found (a cycle of keys) counts as not cut there.
+ */
+static bool
+may_be_cut(Planner *pl, int x)
+{
+	SubsetTable *t = &pl->cfg->tables[x];
+	ListCell   *lc;
+	bool		cut;
+
+	if (pl->rel[x].may_cut >= 1)
+		return pl->rel[x].may_cut == 3;
+	pl->rel[x].may_cut = 1;
+	check_stack_depth();
+	cut = (t->limit_rows > 0 || t->sample > 0);
+	foreach(lc, pl->rel[x].out_edges)
+	{
+		if (cut)
+			break;
+		if (pl->cfg->edges[lfirst_int(lc)].parent != x)
+			cut = may_be_cut(pl, pl->cfg->edges[lfirst_int(lc)].parent);
+	}
+	pl->rel[x].may_cut = cut ? 3 : 2;
+	return cut;
+}
+
+/*
+ * seed_reaches
+ *		Could building table x's seed ask for table target's: is target
+ *		among the tables x's seed reads (its arms' parents, its delegated
+ *		children, its reverse_scope arms) or whose seeds a cut parent's
+ *		condition reads (every parent: without_dropped_parents), through
+ *		any number of them?  seen: nt flags, cleared by the caller.
+ */
+static bool
+seed_reaches(Planner *pl, int x, int target, bool *seen)
+{
+	ListCell   *lc;
+
+	if (x == target)
+		return true;
+	if (seen[x] || pl->rel[x].building == 2)
+		return false;
+	seen[x] = true;
+	check_stack_depth();
+	foreach(lc, pl->rel[x].out_edges)
+		if (seed_reaches(pl, pl->cfg->edges[lfirst_int(lc)].parent, target, seen))
+		return true;
+	foreach(lc, pl->rel[x].claims)
+		if (seed_reaches(pl, pl->cfg->edges[lfirst_int(lc)].child, target, seen))
+		return true;
+	foreach(lc, pl->rel[x].rev_arms)
+		if (seed_reaches(pl, ((SubsetReverseArm *) lfirst(lc))->table, target, seen))
+		return true;
+	return false;
+}
+
+/*
+ * without_dropped_parents
+ *		The condition that table ti's rows reference no row its parents'
+ *		seeds left out ("children of a row left out are left out"): for each
+ *		edge to a parent whose seed was cut (a limit, a sample, or this very
+ *		condition one level up: seed_uncut) and is built, the row's key is
+ *		not one of the parent's rows that the uncut seed holds and the seed
+ *		does not.  A NULL key, or a key of a row the parent's seed never
+ *		held, passes.  Not an edge by which ti's seed alone comes (its rows
+ *		are then the kept rows' already), nor one to ti itself, nor to a
+ *		parent whose seed could ask for ti's (seed_reaches: a cycle),
+ *		which is not built first.  Adds the sets read to *deps
+ *		and sets *frag when a parent's seed holds a user's fragment; NULL
+ *		when nothing is cut.
+ */
+static char *
+without_dropped_parents(Planner *pl, int ti, List **deps, bool *frag)
+{
+	SubsetConfig *cfg = pl->cfg;
+	SubsetTable *t = &cfg->tables[ti];
+	const char *alias = planner_alias(t);
+	StringInfoData c;
+	ListCell   *lc;
+
+	initStringInfo(&c);
+	foreach(lc, pl->rel[ti].out_edges)
+	{
+		SubsetEdge *e = &cfg->edges[lfirst_int(lc)];
+		PlannerRel *pr = &pl->rel[e->parent];
+		SubsetTable *pt = &cfg->tables[e->parent];
+		StringInfoData sub;
+		StringInfoData m;
+
+		if (e->parent == ti || !may_be_cut(pl, e->parent))
+			continue;
+		/* the parent's seed first, unless it could ask for ti's */
+		if (pr->building == 0 && pr->kind != SEED_NONE)
+		{
+			bool	   *seen = palloc0(sizeof(bool) * pl->nt);
+
+			if (!seed_reaches(pl, e->parent, ti, seen))
+				planner_build_seed(pl, e->parent);
+			pfree(seen);
+		}
+		if (e->parent == ti || pr->building != 2 || pr->seed_uncut == NULL ||
+			pt->pk.n == 0 || !planner_cols_equal(&e->ref, &pt->pk) ||
+			!planner_edge_live(pl, e) ||
+			(list_length(pl->rel[ti].seed_edges) == 1 &&
+			 linitial_int(pl->rel[ti].seed_edges) == lfirst_int(lc)))
+			continue;
+		initStringInfo(&sub);
+		appendStringInfoString(&sub, "SELECT ");
+		subset_append_cols(&sub, planner_alias(pt), &pt->pk);
+		appendStringInfo(&sub, " FROM %s WHERE (%s) AND NOT COALESCE((%s), false)",
+						 subset_relation_sql(pt), pr->seed_uncut, pr->seed);
+		initStringInfo(&m);
+		subset_append_match(&m, alias, &e->fk, sub.data, &e->ref);
+		if (SubsetEdgeIsPolymorphic(e))
+		{
+			appendStringInfoString(&m, " AND ");
+			planner_append_type_cond(&m, alias, e);
+		}
+		appendStringInfo(&c, "%sNOT COALESCE((%s), false)", c.len ? " AND " : "", m.data);
+		*deps = list_concat_unique_int(*deps, pr->seed_deps);
+		*frag |= pr->seed_frag;
+	}
+	return c.len > 0 ? c.data : NULL;
+}
+
+/*
  * planner_index_leads
  *		Has table t a (non-partial) index whose leading key columns are
  *		cols, in any order, with extra_att (a polymorphic edge's type
@@ -951,9 +1081,26 @@ planner_build_seed(Planner *pl, int ti)
 		pl->rel[ti].seed_jwhere = (pl->rel[ti].seed_jwhere || t->filter) ?
 			with_filter(pl->rel[ti].seed_jwhere, t->filter) : pstrdup("true");
 	pl->rel[ti].seed_frag = (t->filter != NULL);
+	if (pl->rel[ti].kind == SEED_DIRECT || pl->rel[ti].kind == SEED_PATH ||
+		pl->rel[ti].kind == SEED_CASCADE)
+	{
+		/* children of a row left out are left out (issue 40) */
+		char	   *excl = without_dropped_parents(pl, ti, &pl->rel[ti].seed_deps,
+												   &pl->rel[ti].seed_frag);
+
+		if (excl != NULL)
+		{
+			pl->rel[ti].seed_uncut = pl->rel[ti].seed;
+			pl->rel[ti].seed = psprintf("(%s) AND %s", pl->rel[ti].seed, excl);
+			pl->rel[ti].seed_from = pl->rel[ti].seed_where = NULL;
+			pl->rel[ti].seed_jfrom = pl->rel[ti].seed_jwhere = NULL;
+		}
+	}
 	if (t->limit_rows > 0 || t->sample > 0)
 	{
 		/* the slices read the seed as a predicate: no join form */
+		if (pl->rel[ti].seed_uncut == NULL)
+			pl->rel[ti].seed_uncut = pl->rel[ti].seed;
 		pl->rel[ti].seed = with_slices(pl, ti, pl->rel[ti].seed);
 		pl->rel[ti].seed_from = pl->rel[ti].seed_where = NULL;
 		pl->rel[ti].seed_jfrom = pl->rel[ti].seed_jwhere = NULL;
