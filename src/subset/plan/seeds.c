@@ -304,7 +304,7 @@ may_be_cut(Planner *pl, int x)
 }
 
 /*
- * seed_reaches
+ * seed_may_ask_for
  *		Could building table x's seed ask for table target's: is target
  *		among the tables x's seed reads (its arms' parents, its delegated
  *		children, its reverse_scope arms) or whose seeds a cut parent's
@@ -312,7 +312,7 @@ may_be_cut(Planner *pl, int x)
  *		any number of them?  seen: nt flags, cleared by the caller.
  */
 static bool
-seed_reaches(Planner *pl, int x, int target, bool *seen)
+seed_may_ask_for(Planner *pl, int x, int target, bool *seen)
 {
 	ListCell   *lc;
 
@@ -323,13 +323,13 @@ seed_reaches(Planner *pl, int x, int target, bool *seen)
 	seen[x] = true;
 	check_stack_depth();
 	foreach(lc, pl->rel[x].out_edges)
-		if (seed_reaches(pl, pl->cfg->edges[lfirst_int(lc)].parent, target, seen))
+		if (seed_may_ask_for(pl, pl->cfg->edges[lfirst_int(lc)].parent, target, seen))
 		return true;
 	foreach(lc, pl->rel[x].claims)
-		if (seed_reaches(pl, pl->cfg->edges[lfirst_int(lc)].child, target, seen))
+		if (seed_may_ask_for(pl, pl->cfg->edges[lfirst_int(lc)].child, target, seen))
 		return true;
 	foreach(lc, pl->rel[x].rev_arms)
-		if (seed_reaches(pl, ((SubsetReverseArm *) lfirst(lc))->table, target, seen))
+		if (seed_may_ask_for(pl, ((SubsetReverseArm *) lfirst(lc))->table, target, seen))
 		return true;
 	return false;
 }
@@ -344,7 +344,7 @@ seed_reaches(Planner *pl, int x, int target, bool *seen)
  *		does not.  A NULL key, or a key of a row the parent's seed never
  *		held, passes.  Not an edge by which ti's seed alone comes (its rows
  *		are then the kept rows' already), nor one to ti itself, nor to a
- *		parent whose seed could ask for ti's (seed_reaches: a cycle),
+ *		parent whose seed could ask for ti's (seed_may_ask_for: a cycle),
  *		which is not built first.  Adds the sets read to *deps
  *		and sets *frag when a parent's seed holds a user's fragment; NULL
  *		when nothing is cut.
@@ -374,7 +374,7 @@ without_dropped_parents(Planner *pl, int ti, List **deps, bool *frag)
 		{
 			bool	   *seen = palloc0(sizeof(bool) * pl->nt);
 
-			if (!seed_reaches(pl, e->parent, ti, seen))
+			if (!seed_may_ask_for(pl, e->parent, ti, seen))
 				planner_build_seed(pl, e->parent);
 			pfree(seen);
 		}
