@@ -67,6 +67,29 @@ explain_withheld(const char *sql, ExwiwQuery *q, bool withhold, bool read_only)
 }
 
 /*
+ * pin_walk_for
+ *		When the query sql (nargs parameters of argtypes) runs as an index
+ *		walk in the export (run_walk_plan, walk.c), pin the walk's settings
+ *		and return the nest level to restore; else -1.  Current SPI
+ *		connection, the query's sets registered.
+ */
+static int
+pin_walk_for(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	first = SPI_prepare(sql, nargs, argtypes);
+	SPIPlanPtr	walk;
+
+	if (first == NULL)
+		elog(ERROR, "could not prepare a file's query: %s", SPI_result_code_string(SPI_result));
+	walk = run_walk_plan(first, sql, nargs, argtypes);
+	SPI_freeplan(first);
+	if (walk == NULL)
+		return -1;
+	SPI_freeplan(walk);
+	return exwiw_pin_walk();
+}
+
+/*
  * explain_file
  *		EXPLAIN one file's query in the current SPI connection, whose
  *		relations it reads are registered.  Returns the text of the plan
@@ -89,20 +112,10 @@ explain_file(ExwiwQuery *q, bool analyze, double *rows, Datum *indexes,
 	Datum		json;
 	Oid			argtypes[1] = {JSONOID};
 	char	   *jsontext;
-	SPIPlanPtr	first = SPI_prepare(q->sql, q->nargs, q->argtypes);
-	SPIPlanPtr	walk;
-	int			walked = -1;
+	int			walked;
 
 	/* the plan that runs: an index walk where the export takes one */
-	if (first == NULL)
-		elog(ERROR, "could not prepare a file's query: %s", SPI_result_code_string(SPI_result));
-	walk = run_walk_plan(first, q->sql, q->nargs, q->argtypes);
-	SPI_freeplan(first);
-	if (walk != NULL)
-	{
-		SPI_freeplan(walk);
-		walked = exwiw_pin_walk();
-	}
+	walked = pin_walk_for(q->sql, q->nargs, q->argtypes);
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "EXPLAIN (FORMAT JSON) %s", q->sql);
 	/* EXPLAIN is a utility statement: SPI runs those only read-write */
@@ -161,9 +174,7 @@ count_file(SubsetRun *run, int i, ExwiwQuery *q)
 {
 	SubsetFile *f = &run->plan->files[i];
 	ExwiwQuery	c;
-	SPIPlanPtr	first;
-	SPIPlanPtr	walk;
-	int			walked = -1;
+	int			walked;
 	bool		isnull;
 	Datum		n;
 
@@ -173,19 +184,9 @@ count_file(SubsetRun *run, int i, ExwiwQuery *q)
 		elog(ERROR, "file %s has no count query", f->file_name);
 	c = *q;
 	c.sql = run_with_sets(run, f->count_join_query != NULL &&
-						  run_set_is_large(run, f->join_set,
-										   run->plan->cfg->tables[f->table].relid) ?
+						  subset_run_joins_parent(run, i) ?
 						  f->count_join_query : f->count_query, f->deps);
-	first = SPI_prepare(c.sql, c.nargs, c.argtypes);
-	if (first == NULL)
-		elog(ERROR, "could not prepare a file's count: %s", SPI_result_code_string(SPI_result));
-	walk = run_walk_plan(first, c.sql, c.nargs, c.argtypes);
-	SPI_freeplan(first);
-	if (walk != NULL)
-	{
-		SPI_freeplan(walk);
-		walked = exwiw_pin_walk();
-	}
+	walked = pin_walk_for(c.sql, c.nargs, c.argtypes);
 	if (explain_withheld(c.sql, &c, c.error_table != NULL, true) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not count a file's rows");

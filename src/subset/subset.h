@@ -587,6 +587,7 @@ typedef struct SubsetRun SubsetRun;
 extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
 									 MemoryContext cxt);
 extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
+extern bool subset_run_joins_parent(SubsetRun *run, int file);
 extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 								  List *extra_deps, bool extra_fragment,
 								  ExwiwQuery *q);

@@ -186,6 +186,7 @@ plan_fixups(Planner *pl)
 		StringInfoData cond;
 		StringInfoData set;
 		StringInfoData outside;
+		StringInfoData where;
 		SubsetFile *f;
 		List	   *deps = NIL;
 		int			i,
@@ -234,17 +235,15 @@ plan_fixups(Planner *pl)
 		f->deps = deps;
 		f->fragment = subset_select_has_fragment(t);
 		f->rule = psprintf("cycle: sets the foreign keys written NULL (%s) where the rows they reference are exported", set.data);
+		/* its exported rows whose cycle's keys name exported rows */
+		initStringInfo(&where);
+		planner_append_key_match(&where, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
+		appendStringInfo(&where, " AND (%s)", cond.data);
+		f->count_query = psprintf("SELECT pg_catalog.count(*) FROM %s WHERE %s",
+								  subset_relation_sql(t), where.data);
 		initStringInfo(&q);
-		appendStringInfo(&q, "SELECT pg_catalog.count(*) FROM %s WHERE ",
-						 subset_relation_sql(t));
-		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
-		appendStringInfo(&q, " AND (%s)", cond.data);
-		f->count_query = q.data;
-		initStringInfo(&q);
-		appendStringInfo(&q, "SELECT %s FROM %s WHERE ", subset_select_list(t),
-						 subset_relation_sql(t));
-		planner_append_key_match(&q, planner_alias(t), t, planner_set(pl, pl->rel[ti].fset));
-		appendStringInfo(&q, " AND (%s) ORDER BY ", cond.data);
+		appendStringInfo(&q, "SELECT %s FROM %s WHERE %s ORDER BY ", subset_select_list(t),
+						 subset_relation_sql(t), where.data);
 		subset_append_cols(&q, planner_alias(t), &t->pk);
 		f->query = q.data;
 		initStringInfo(&q);

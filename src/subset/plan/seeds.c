@@ -378,7 +378,7 @@ without_dropped_parents(Planner *pl, int ti, List **deps, bool *frag)
 				planner_build_seed(pl, e->parent);
 			pfree(seen);
 		}
-		if (e->parent == ti || pr->building != 2 || pr->seed_uncut == NULL ||
+		if (pr->building != 2 || pr->seed_uncut == NULL ||
 			pt->pk.n == 0 || !planner_cols_equal(&e->ref, &pt->pk) ||
 			!planner_edge_live(pl, e) ||
 			(list_length(pl->rel[ti].seed_edges) == 1 &&

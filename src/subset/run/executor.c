@@ -278,6 +278,22 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 }
 
 /*
+ * subset_run_joins_parent
+ *		Does file i read its parent's row set by a join rather than IN (its
+ *		join_query, and its count's count_join_query): the plan keeps that
+ *		form (plan/build.c) and the set is large against the table
+ *		(run_set_is_large)?
+ */
+bool
+subset_run_joins_parent(SubsetRun *run, int i)
+{
+	SubsetFile *f = &run->plan->files[i];
+
+	return f->join_set >= 0 &&
+		run_set_is_large(run, f->join_set, run->plan->cfg->tables[f->table].relid);
+}
+
+/*
  * subset_run_file_query
  *		The stream query of file i: its SQL (read back by ctid where the
  *		set of its rows has at most SUBSET_CTID_MAX_ROWS, joined to its
@@ -297,8 +313,7 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 		run->enrs[f->ctid_set]->md.enrtuples <= SUBSET_CTID_MAX_ROWS)
 		sql = f->ctid_query;
 	/* a large parent set: joined, not looked up with IN (plan/seeds.c) */
-	else if (f->join_query != NULL &&
-			 run_set_is_large(run, f->join_set, run->plan->cfg->tables[f->table].relid))
+	else if (f->join_query != NULL && subset_run_joins_parent(run, i))
 	{
 		elog(DEBUG1, "file %s joins the %.0f rows of set %s",
 			 f->file_name, run->enrs[f->join_set]->md.enrtuples,
