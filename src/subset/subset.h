@@ -266,6 +266,9 @@ typedef struct SubsetFile
 	char	   *join_query;		/* the same, reading the parent set join_set
 								 * by a join, for when it is large; or NULL */
 	int			join_set;
+	char	   *pred_query;		/* the same, by its own predicate, which reads
+								 * no set, for when ctid_set is large; or
+								 * NULL */
 	/* its rows counted (exwiw_explain's count_rows) without reading them */
 	int			count_set;		/* a set holding exactly its rows, or -1 */
 	char	   *count_query;	/* else SELECT count(*) of its rows */

@@ -664,6 +664,28 @@ plan_files(Planner *pl)
 				f->ctid_query = c.data;
 				f->ctid_set = pl->rel[ti].fset;
 			}
+			if (via_fset && pl->rel[ti].fset_ctid && pl->rel[ti].xset < 0 &&
+				pl->rel[ti].pred != NULL && pl->rel[ti].pred_deps == NIL &&
+				!pl->rel[ti].pred_frag && t->limit_rows == 0)
+			{
+				/*
+				 * The same rows by the predicate exwiw_f was computed by, when
+				 * closure adds none and it reads no set (the target's ids, a
+				 * scope column's): for most of a table, one scan in key order
+				 * beats sorting the set's million keys to merge them with the
+				 * key's index (run/executor.c).  Not with a limit, whose
+				 * window would run again.
+				 */
+				StringInfoData pq;
+
+				initStringInfo(&pq);
+				if (pl->rel[ti].pred_from)
+					append_file_select(&pq, t, pl->rel[ti].pred_from,
+									   pl->rel[ti].pred_where);
+				else
+					append_file_select(&pq, t, relsql, pl->rel[ti].pred);
+				f->pred_query = pq.data;
+			}
 		}
 		f->query = q.data;
 
