@@ -64,6 +64,48 @@ SELECT count(*) AS extra FROM (
 	EXCEPT
 	SELECT i.id FROM items i JOIN orders o ON o.id = i.order_id WHERE o.account_id <= 2) d;
 DROP TABLE exported, cfg;
+
+-- A file whose row set is most of a table, more than the 50,000 rows read
+-- back by ctid, and its predicate the target's ids alone (closure adds no
+-- row): it reads its rows by that predicate in key order, not by sorting
+-- the set's keys to merge them with its key's index.  The rows are those
+-- of the set, in key order.
+CREATE TABLE events (id bigint PRIMARY KEY,
+	account_id bigint NOT NULL REFERENCES accounts,
+	product_id bigint NOT NULL REFERENCES products, n int NOT NULL);
+CREATE INDEX ON events (account_id);
+INSERT INTO events SELECT g, CASE WHEN g <= 60000 THEN 1 + g % 2 ELSE 3 END,
+	1 + g % 1000, g % 5
+FROM generate_series(70000, 1, -1) g;
+ANALYZE events;
+CREATE TEMP TABLE cfg AS SELECT exwiw_config_from_catalog('walk') AS c;
+SELECT file_name, plan NOT LIKE '%Named Tuplestore Scan%' AS by_predicate
+FROM exwiw_explain('accounts', ARRAY['1', '2'], (SELECT c FROM cfg))
+WHERE table_name = 'events';
+CREATE TEMP TABLE exported (k serial, file_name text, chunk text);
+INSERT INTO exported (file_name, chunk)
+SELECT (e).file_name, (e).chunk
+FROM (SELECT exwiw_export('accounts', ARRAY['1', '2'], (SELECT c FROM cfg), 'copy') AS e) s;
+CREATE TEMP TABLE got AS
+SELECT pg_catalog.row_number() OVER (ORDER BY k, o) AS pos,
+	CAST(pg_catalog.split_part(l, E'\t', 1) AS bigint) AS id,
+	CAST(pg_catalog.split_part(l, E'\t', 2) AS bigint) AS account_id,
+	CAST(pg_catalog.split_part(l, E'\t', 3) AS bigint) AS product_id,
+	CAST(pg_catalog.split_part(l, E'\t', 4) AS int) AS n
+FROM exported, pg_catalog.regexp_split_to_table(chunk, E'\n') WITH ORDINALITY AS x(l, o)
+WHERE file_name LIKE '%-events.sql' AND l ~ E'^[0-9]+\t';
+SELECT count(*) AS rows, bool_and(id = pos) AS in_key_order FROM got;
+SELECT count(*) AS missing FROM (
+	SELECT * FROM events WHERE account_id <= 2
+	EXCEPT SELECT id, account_id, product_id, n FROM got) d;
+SELECT count(*) AS extra FROM (
+	SELECT id, account_id, product_id, n FROM got
+	EXCEPT SELECT * FROM events WHERE account_id <= 2) d;
+-- and the products they reference, all 1,000 of them
+SELECT count(*) AS products
+FROM exported, pg_catalog.regexp_split_to_table(chunk, E'\n') AS l
+WHERE file_name LIKE '%-products.sql' AND l ~ E'^[0-9]+\t';
+DROP TABLE exported, got, cfg;
 SET client_min_messages = warning;
 DROP SCHEMA walk CASCADE;
 RESET client_min_messages;
