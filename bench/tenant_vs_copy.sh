@@ -30,6 +30,10 @@
 #                  counts are checked against exwiw's files), with the
 #                  masks of the generated config (users, transactions);
 #                  in no order (exwiw's files are in key order)
+#   sorted loop    the same loop, each query ending in ORDER BY the
+#                  table's key: the files in exwiw's order, which is what
+#                  the key order costs (the goal is against the loop in
+#                  no order; copy/sorted is printed beside it)
 #
 # Per run: wall seconds, and the serving backend's peak private memory
 # (RssAnon of /proc/PID/status, sampled every 20 ms).  Then -j 2: exwiw -j 2
@@ -99,26 +103,28 @@ ids() { seq -s, 1 "$1"; }
 # copy_script N TAG [PART PARTS]: the \copy commands of the COPY loop for
 # shops 1..N, its files named $out/TAG.TABLE; with PART of PARTS (0 or 1 of
 # 2) those of that part only (dealt by hand: order_items, 2M rows for all
-# shops, against orders and transactions, 1M each)
+# shops, against orders and transactions, 1M each).  With SORTED=1 each
+# query ends in ORDER BY the table's key: the rows in exwiw's order
 copy_script() {
 	local n=$1 tag=$2 part=${3:-0} parts=${4:-1}
 	local s o
 	s="shop_id IN ($(ids "$n"))"
 	o="order_id IN (SELECT id FROM shop.orders WHERE $s)"
-	while IFS='|' read -r p table query; do
+	while IFS='|' read -r p table key query; do
+		[ "${SORTED:-0}" = 1 ] && query="$query ORDER BY $key"
 		if [ "$parts" -eq 1 ] || [ "$p" -eq "$part" ]; then
 			echo "\\copy ($query) TO '$out/$tag.$table'"
 		fi
 	done <<EOF
-0|order_items|SELECT * FROM shop.order_items WHERE $o
-1|orders|SELECT * FROM shop.orders WHERE $s
-1|transactions|SELECT id, order_id, amount, CASE WHEN card_last4 IS NULL THEN NULL ELSE concat('masked-', id) END FROM shop.transactions WHERE $o
-0|order_tags|SELECT * FROM shop.order_tags WHERE $o
-0|products|SELECT * FROM shop.products WHERE $s OR id IN (SELECT product_id FROM shop.order_items WHERE $o)
-1|users|SELECT id, shop_id, CASE WHEN email IS NULL THEN NULL ELSE concat('masked-', id, '@example.com') END, CASE WHEN name IS NULL THEN NULL ELSE exwiw_fake('name', NULL, id::text) END, CASE WHEN phone IS NULL THEN NULL ELSE exwiw_fake('phone_number', NULL, id::text) END, vip FROM shop.users WHERE $s OR id IN (SELECT user_id FROM shop.orders WHERE $s)
-0|categories|WITH RECURSIVE c AS (SELECT * FROM shop.categories WHERE id IN (SELECT category_id FROM shop.products WHERE $s OR id IN (SELECT product_id FROM shop.order_items WHERE $o)) UNION SELECT p.* FROM shop.categories p JOIN c ON p.id = c.parent_id) SELECT * FROM c
-1|shops|SELECT * FROM shop.shops WHERE id IN ($(ids "$n"))
-0|announcements|SELECT * FROM shop.announcements
+0|order_items|id|SELECT * FROM shop.order_items WHERE $o
+1|orders|id|SELECT * FROM shop.orders WHERE $s
+1|transactions|id|SELECT id, order_id, amount, CASE WHEN card_last4 IS NULL THEN NULL ELSE concat('masked-', id) END FROM shop.transactions WHERE $o
+0|order_tags|order_id, tag|SELECT * FROM shop.order_tags WHERE $o
+0|products|id|SELECT * FROM shop.products WHERE $s OR id IN (SELECT product_id FROM shop.order_items WHERE $o)
+1|users|id|SELECT id, shop_id, CASE WHEN email IS NULL THEN NULL ELSE concat('masked-', id, '@example.com') END, CASE WHEN name IS NULL THEN NULL ELSE exwiw_fake('name', NULL, id::text) END, CASE WHEN phone IS NULL THEN NULL ELSE exwiw_fake('phone_number', NULL, id::text) END, vip FROM shop.users WHERE $s OR id IN (SELECT user_id FROM shop.orders WHERE $s)
+0|categories|id|WITH RECURSIVE c AS (SELECT * FROM shop.categories WHERE id IN (SELECT category_id FROM shop.products WHERE $s OR id IN (SELECT product_id FROM shop.order_items WHERE $o)) UNION SELECT p.* FROM shop.categories p JOIN c ON p.id = c.parent_id) SELECT * FROM c
+1|shops|id|SELECT * FROM shop.shops WHERE id IN ($(ids "$n"))
+0|announcements|id|SELECT * FROM shop.announcements
 EOF
 }
 
@@ -172,6 +178,8 @@ in_snapshot() {
 copy_loop() {
 	in_snapshot copy_script "$2" "c-$1" | psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null
 }
+# copy_sorted DB N: the same, each file in its key's order (exwiw's)
+copy_sorted() { SORTED=1 copy_loop "$@"; }
 # two_sessions DB CMD...: the statements of "CMD... 0" and of "CMD... 1"
 # in two psql sessions on one snapshot: the first exports it and waits,
 # before it commits, until the second has taken it
@@ -269,6 +277,7 @@ for db in $([[ $parts == *" main "* ]] && echo "$datasets"); do
 		exwiw_log "$db: round $r of $rounds"
 		for n in $sizes; do
 			measure "$db $n copy-loop" copy_loop "$db" "$n"
+			measure "$db $n copy-sorted" copy_sorted "$db" "$n"
 			measure "$db $n exwiw-copy" exwiw_cli "$db" "$n" copy 1
 			measure "$db $n exwiw-insert" exwiw_cli "$db" "$n" insert 1
 			[ "$r" -eq 1 ] && check_rows "$db" "$n"
@@ -299,14 +308,16 @@ status=0
 for db in $([[ $parts == *" main "* ]] && echo "$datasets"); do
 	echo
 	echo "$db dataset: medians of $rounds rounds (seconds; backend peak private MB, the largest of the rounds)"
-	printf '%-10s %16s %16s %16s %12s %12s\n' tenant "COPY loop" "exwiw copy" "exwiw insert" "copy/loop" "insert/loop"
+	printf '%-10s %16s %16s %16s %16s %12s %12s %12s\n' tenant "COPY loop" "sorted loop" "exwiw copy" "exwiw insert" "copy/loop" "insert/loop" "copy/sorted"
 	for n in $sizes; do
 		l=$(med "$db $n copy-loop")
+		o=$(med "$db $n copy-sorted")
 		c=$(med "$db $n exwiw-copy")
 		i=$(med "$db $n exwiw-insert")
-		printf '%-10s %8s %5s MB %8s %5s MB %8s %5s MB %12s %12s\n' "$n shops" \
-			"$l" "$(mb "${mem[$db $n copy-loop]}")" "$c" "$(mb "${mem[$db $n exwiw-copy]}")" \
-			"$i" "$(mb "${mem[$db $n exwiw-insert]}")" "$(ratio "$c" "$l")" "$(ratio "$i" "$l")"
+		printf '%-10s %8s %5s MB %8s %5s MB %8s %5s MB %8s %5s MB %12s %12s %12s\n' "$n shops" \
+			"$l" "$(mb "${mem[$db $n copy-loop]}")" "$o" "$(mb "${mem[$db $n copy-sorted]}")" \
+			"$c" "$(mb "${mem[$db $n exwiw-copy]}")" \
+			"$i" "$(mb "${mem[$db $n exwiw-insert]}")" "$(ratio "$c" "$l")" "$(ratio "$i" "$l")" "$(ratio "$c" "$o")"
 		[ "$(echo "$c <= $l" | bc)" -eq 1 ] || { echo "not ok: $db, $n shops: exwiw copy / COPY loop $(ratio "$c" "$l") (goal <= 1.0)"; status=1; }
 		for p in exwiw-copy exwiw-insert; do
 			[ "${mem[$db $n $p]}" -le 65536 ] || { echo "not ok: $db, $n shops, $p: backend $(mb "${mem[$db $n $p]}") MB (goal <= 64 MB)"; status=1; }
