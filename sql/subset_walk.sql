@@ -77,11 +77,21 @@ CREATE INDEX ON events (account_id);
 INSERT INTO events SELECT g, CASE WHEN g <= 60000 THEN 1 + g % 2 ELSE 3 END,
 	1 + g % 1000, g % 5
 FROM generate_series(70000, 1, -1) g;
-ANALYZE events;
+-- and in a partitioned table (whose set keeps no ctid: its partitions share them)
+CREATE TABLE visits (id bigint, account_id bigint NOT NULL REFERENCES accounts,
+	product_id bigint NOT NULL REFERENCES products,
+	at date NOT NULL, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
+CREATE TABLE visits_1 PARTITION OF visits FOR VALUES FROM ('2026-01-01') TO ('2026-07-01');
+CREATE TABLE visits_2 PARTITION OF visits FOR VALUES FROM ('2026-07-01') TO ('2027-01-01');
+CREATE INDEX ON visits (account_id);
+INSERT INTO visits SELECT g, CASE WHEN g <= 60000 THEN 1 + g % 2 ELSE 3 END,
+	1 + g % 1000, DATE '2026-01-01' + g % 365
+FROM generate_series(1, 70000) g;
+ANALYZE events, visits;
 CREATE TEMP TABLE cfg AS SELECT exwiw_config_from_catalog('walk') AS c;
-SELECT file_name, plan NOT LIKE '%Named Tuplestore Scan%' AS by_predicate
+SELECT table_name, plan NOT LIKE '%Named Tuplestore Scan%' AS by_predicate
 FROM exwiw_explain('accounts', ARRAY['1', '2'], (SELECT c FROM cfg))
-WHERE table_name = 'events';
+WHERE table_name IN ('events', 'visits') ORDER BY 1;
 CREATE TEMP TABLE exported (k serial, file_name text, chunk text);
 INSERT INTO exported (file_name, chunk)
 SELECT (e).file_name, (e).chunk
@@ -101,6 +111,9 @@ SELECT count(*) AS missing FROM (
 SELECT count(*) AS extra FROM (
 	SELECT id, account_id, product_id, n FROM got
 	EXCEPT SELECT * FROM events WHERE account_id <= 2) d;
+SELECT count(*) AS visits, count(*) FILTER (WHERE l ~ E'^[0-9]+\t[12]\t') AS tenants
+FROM exported, pg_catalog.regexp_split_to_table(chunk, E'\n') AS l
+WHERE file_name LIKE '%-visits.sql' AND l ~ E'^[0-9]+\t';
 -- and the products they reference, all 1,000 of them
 SELECT count(*) AS products
 FROM exported, pg_catalog.regexp_split_to_table(chunk, E'\n') AS l

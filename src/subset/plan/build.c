@@ -356,6 +356,7 @@ plan_files(Planner *pl)
 		f->filter_set = -1;
 		f->count_set = -1;
 		f->join_set = -1;
+		f->pred_set = -1;
 		initStringInfo(&rule);
 		switch (pl->rel[ti].kind)
 		{
@@ -649,7 +650,8 @@ plan_files(Planner *pl)
 				 * executor runs for a set of few rows (run/executor.c): a TID
 				 * scan per row, where a probe of the key's index would read
 				 * its pages a second time.  A large set is better joined on
-				 * the key's index, in the file's order, than sorted again.
+				 * the key's index, in the file's order, than sorted again, or
+				 * read by the predicate below.
 				 */
 				SubsetSet  *fs = planner_set(pl, pl->rel[ti].fset);
 				StringInfoData c;
@@ -664,17 +666,19 @@ plan_files(Planner *pl)
 				f->ctid_query = c.data;
 				f->ctid_set = pl->rel[ti].fset;
 			}
-			if (via_fset && pl->rel[ti].fset_ctid && pl->rel[ti].xset < 0 &&
+			if (via_fset && pl->rel[ti].xset < 0 &&
 				pl->rel[ti].pred != NULL && pl->rel[ti].pred_deps == NIL &&
 				!pl->rel[ti].pred_frag && t->limit_rows == 0)
 			{
 				/*
 				 * The same rows by the predicate exwiw_f was computed by, when
 				 * closure adds none and it reads no set (the target's ids, a
-				 * scope column's): for most of a table, one scan in key order
-				 * beats sorting the set's million keys to merge them with the
-				 * key's index (run/executor.c).  Not with a limit, whose
-				 * window would run again.
+				 * scope column's), which the executor runs for a set of more
+				 * than SUBSET_CTID_MAX_ROWS rows (run/executor.c): for most of
+				 * a table, one scan in key order beats sorting the set's
+				 * million keys to merge them with the key's index.  Not with
+				 * a limit or a sample (their fragment), whose window would
+				 * run again.
 				 */
 				StringInfoData pq;
 
@@ -685,6 +689,7 @@ plan_files(Planner *pl)
 				else
 					append_file_select(&pq, t, relsql, pl->rel[ti].pred);
 				f->pred_query = pq.data;
+				f->pred_set = pl->rel[ti].fset;
 			}
 		}
 		f->query = q.data;

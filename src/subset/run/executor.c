@@ -296,9 +296,9 @@ subset_run_joins_parent(SubsetRun *run, int i)
 /*
  * subset_run_file_query
  *		The stream query of file i: its SQL (read back by ctid where the
- *		set of its rows has at most SUBSET_CTID_MAX_ROWS, else by its own
- *		predicate where that reads no set, joined to its parent's set
- *		where that is large), the sets it reads, its
+ *		set of its rows has at most SUBSET_CTID_MAX_ROWS, by its own
+ *		predicate where that set is larger and the predicate reads no set,
+ *		joined to its parent's set where that is large), the sets it reads, its
  *		parameter, whether a user's fragment is in it, and whether its
  *		errors are withheld (withhold_for_query).
  */
@@ -315,10 +315,11 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 		sql = f->ctid_query;
 	/* a large set of its rows, read by its own predicate (plan/build.c) */
 	else if (f->pred_query != NULL && !run->inline_sets &&
-			 run->enrs[f->ctid_set] != NULL)
+			 run->enrs[f->pred_set] != NULL &&
+			 run->enrs[f->pred_set]->md.enrtuples > SUBSET_CTID_MAX_ROWS)
 	{
 		elog(DEBUG1, "file %s reads its %.0f rows by its predicate",
-			 f->file_name, run->enrs[f->ctid_set]->md.enrtuples);
+			 f->file_name, run->enrs[f->pred_set]->md.enrtuples);
 		sql = f->pred_query;
 	}
 	/* a large parent set: joined, not looked up with IN (plan/seeds.c) */
