@@ -671,14 +671,14 @@ plan_files(Planner *pl)
 				!pl->rel[ti].pred_frag && t->limit_rows == 0)
 			{
 				/*
-				 * The same rows by the predicate exwiw_f was computed by, when
-				 * closure adds none and it reads no set (the target's ids, a
-				 * scope column's), which the executor runs for a set of more
-				 * than SUBSET_CTID_MAX_ROWS rows (run/executor.c): for most of
-				 * a table, one scan in key order beats sorting the set's
-				 * million keys to merge them with the key's index.  Not with
-				 * a limit or a sample (their fragment), whose window would
-				 * run again.
+				 * The same rows by the predicate exwiw_f was computed by,
+				 * when closure adds none and it reads no set (the target's
+				 * ids, a scope column's), which the executor runs for a set
+				 * of more than SUBSET_CTID_MAX_ROWS rows (run/executor.c):
+				 * for most of a table, one scan in key order beats sorting
+				 * the set's million keys to merge them with the key's index.
+				 * Not with a limit or a sample (their fragment), whose window
+				 * would run again.
 				 */
 				StringInfoData pq;
 
