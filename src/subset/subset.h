@@ -251,6 +251,14 @@ typedef struct SubsetSet
 	char	   *batch_order;	/* the source's rows, keys sorted as text */
 	List	   *batch_chain;
 	int			batch_size;
+
+	/*
+	 * A closure set (exwiw_x) of a table whose seed reads no set: "SELECT NOT
+	 * EXISTS (a row of the table outside the seed)", or NULL.  When it is
+	 * true the seed holds every row, so the set adds none to the table's rows
+	 * and is left empty (run/sets.c).
+	 */
+	char	   *covered_query;
 } SubsetSet;
 
 /* One file: a table's rows, in load order. */
@@ -351,6 +359,7 @@ typedef struct SubsetPlan
 	List	   *undecided;		/* names of tables that would go out in full,
 								 * or that safe mode left undecided */
 	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
+	int			target_nids;	/* target ids given, 0 in scope-column mode */
 } SubsetPlan;
 
 /*

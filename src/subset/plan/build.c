@@ -1206,6 +1206,7 @@ plan_build_once(const SubsetRequest *req, int **order, int *norder,
 		plan->sets[i].needed = true;
 	}
 	plan->ids_query = planner_ids_query(&pl);
+	plan->target_nids = pl.scope_mode ? 0 : pl.target_nids;
 	error_context_stack = errcb.previous;
 	return plan;
 }

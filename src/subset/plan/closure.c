@@ -355,6 +355,19 @@ planner_build_rows(Planner *pl, int ti)
 		planner_leave(pl);
 		return;
 	}
+	if (pl->rel[ti].xset >= 0 && pl->rel[ti].seed != NULL &&
+		pl->rel[ti].seed_deps == NIL && !pl->rel[ti].seed_frag &&
+		!pl->rel[ti].selfref && !pl->rel[ti].batched)
+	{
+		/*
+		 * Whether the seed holds every row, in which case the rows closure
+		 * adds are among them (run/sets.c): a seed over constants only (the
+		 * target's ids, a scope column's), without a user's fragment.
+		 */
+		planner_set(pl, pl->rel[ti].xset)->covered_query =
+			psprintf("SELECT NOT EXISTS (SELECT FROM %s WHERE (%s) IS NOT TRUE)",
+					 relsql, pl->rel[ti].seed);
+	}
 	if (pl->rel[ti].xset >= 0)
 	{
 		/* all rows: the seed, and the rows added */

@@ -491,9 +491,51 @@ compute_batched_set(SubsetRun *run, int i)
 }
 
 /*
+ * seed_holds_all
+ *		Does the export name at least half of its target table's rows (its
+ *		ids against the catalog's reltuples), and then does the seed of set
+ *		i's table hold every row of it (its covered_query)?  Then the rows
+ *		that closure set i would add are among the seed's already.  The
+ *		first test keeps a tenant's export from scanning for a row outside
+ *		its seed, which it would find at once; a whole-database export
+ *		reads the table once, where the closure set would hash every
+ *		reference to it.
+ */
+static bool
+seed_holds_all(SubsetRun *run, int i)
+{
+	SubsetPlan *plan = run->plan;
+	SubsetSet  *set = &plan->sets[i];
+	HeapTuple	tp;
+	float4		reltuples;
+	bool		isnull;
+	bool		all;
+	int			nest;
+
+	if (set->covered_query == NULL || plan->target < 0 || plan->target_nids <= 0)
+		return false;
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(plan->cfg->tables[plan->target].relid));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	reltuples = ((Form_pg_class) GETSTRUCT(tp))->reltuples;
+	ReleaseSysCache(tp);
+	if (reltuples <= 0 || plan->target_nids * 2.0 < reltuples)
+		return false;
+	nest = exwiw_pin_search_path();
+	if (run_query(set->covered_query, run_withhold_for(run, set->table, false, false)) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not check the seed of table \"%s\"",
+			 plan->cfg->tables[set->table].name);
+	all = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	exwiw_restore_settings(nest);
+	return !isnull && all;
+}
+
+/*
  * run_compute_set
- *		Run the query of set i into a tuplestore and register it.  Assumes
- *		an SPI connection in which the sets it reads are registered.
+ *		Run the query of set i into a tuplestore and register it; a closure
+ *		set whose table's seed holds every row, empty (seed_holds_all).
+ *		Assumes an SPI connection in which the sets it reads are registered.
  */
 void
 run_compute_set(SubsetRun *run, int i)
@@ -511,7 +553,20 @@ run_compute_set(SubsetRun *run, int i)
 	old = MemoryContextSwitchTo(run->cxt);
 	ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(old);
-	desc = run_set_query(run, set, ts, run->cxt);
+	if (seed_holds_all(run, i))
+	{
+		SPIPlanPtr	plan = prepare_set_query(set);
+		CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
+
+		elog(DEBUG1, "set %s is empty: the seed of table \"%s\" holds every row",
+			 set->name, run->plan->cfg->tables[set->table].name);
+		old = MemoryContextSwitchTo(run->cxt);
+		desc = CreateTupleDescCopy(src->resultDesc);
+		MemoryContextSwitchTo(old);
+		SPI_freeplan(plan);
+	}
+	else
+		desc = run_set_query(run, set, ts, run->cxt);
 	run->enrs[i] = register_set(set->name, desc, ts, run->cxt);
 }
 
