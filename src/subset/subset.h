@@ -275,9 +275,8 @@ typedef struct SubsetFile
 								 * by a join, for when it is large; or NULL */
 	int			join_set;
 	char	   *pred_query;		/* the same, by its own predicate, which reads
-								 * no set, for when its rows' set pred_set is
+								 * no set, for when its rows' set count_set is
 								 * large; or NULL */
-	int			pred_set;
 	/* its rows counted (exwiw_explain's count_rows) without reading them */
 	int			count_set;		/* a set holding exactly its rows, or -1 */
 	char	   *count_query;	/* else SELECT count(*) of its rows */

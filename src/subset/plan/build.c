@@ -356,7 +356,6 @@ plan_files(Planner *pl)
 		f->filter_set = -1;
 		f->count_set = -1;
 		f->join_set = -1;
-		f->pred_set = -1;
 		initStringInfo(&rule);
 		switch (pl->rel[ti].kind)
 		{
@@ -666,9 +665,7 @@ plan_files(Planner *pl)
 				f->ctid_query = c.data;
 				f->ctid_set = pl->rel[ti].fset;
 			}
-			if (via_fset && pl->rel[ti].xset < 0 &&
-				pl->rel[ti].pred != NULL && pl->rel[ti].pred_deps == NIL &&
-				!pl->rel[ti].pred_frag && t->limit_rows == 0)
+			if (via_fset && pl->rel[ti].xset < 0 && planner_seed_constant(pl, ti))
 			{
 				/*
 				 * The same rows by the predicate exwiw_f was computed by,
@@ -677,19 +674,16 @@ plan_files(Planner *pl)
 				 * of more than SUBSET_CTID_MAX_ROWS rows (run/executor.c):
 				 * for most of a table, one scan in key order beats sorting
 				 * the set's million keys to merge them with the key's index.
-				 * Not with a limit or a sample (their fragment), whose window
-				 * would run again.
+				 * Closure adding none, the predicate is the seed, which a
+				 * limit or a sample would run again (their fragment).  The
+				 * set holding exactly the file's rows is count_set (below).
 				 */
 				StringInfoData pq;
 
+				Assert(pl->rel[ti].pred_from == NULL);
 				initStringInfo(&pq);
-				if (pl->rel[ti].pred_from)
-					append_file_select(&pq, t, pl->rel[ti].pred_from,
-									   pl->rel[ti].pred_where);
-				else
-					append_file_select(&pq, t, relsql, pl->rel[ti].pred);
+				append_file_select(&pq, t, relsql, pl->rel[ti].pred);
 				f->pred_query = pq.data;
-				f->pred_set = pl->rel[ti].fset;
 			}
 		}
 		f->query = q.data;

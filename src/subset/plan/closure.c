@@ -355,14 +355,12 @@ planner_build_rows(Planner *pl, int ti)
 		planner_leave(pl);
 		return;
 	}
-	if (pl->rel[ti].xset >= 0 && pl->rel[ti].seed != NULL &&
-		pl->rel[ti].seed_deps == NIL && !pl->rel[ti].seed_frag &&
-		!pl->rel[ti].selfref && !pl->rel[ti].batched)
+	if (pl->rel[ti].xset >= 0 && planner_seed_constant(pl, ti) &&
+		!pl->rel[ti].selfref)
 	{
 		/*
 		 * Whether the seed holds every row, in which case the rows closure
-		 * adds are among them (run/sets.c): a seed over constants only (the
-		 * target's ids, a scope column's), without a user's fragment.
+		 * adds are among them (run/sets.c).
 		 */
 		planner_set(pl, pl->rel[ti].xset)->covered_query =
 			psprintf("SELECT NOT EXISTS (SELECT FROM %s WHERE (%s) IS NOT TRUE)",

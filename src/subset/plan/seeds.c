@@ -1149,6 +1149,20 @@ planner_seed_query(Planner *pl, int ti, const SubsetCols *cols)
 }
 
 /*
+ * planner_seed_constant
+ *		Does table ti's seed (planner_build_seed has run) read no row set
+ *		and hold no user's fragment: a condition over constants, the
+ *		target's ids or a scope column's values?  (A limit or a sample is a
+ *		fragment; a batch reads its source's set.)
+ */
+bool
+planner_seed_constant(Planner *pl, int ti)
+{
+	return pl->rel[ti].seed != NULL && pl->rel[ti].seed_deps == NIL &&
+		!pl->rel[ti].seed_frag;
+}
+
+/*
  * planner_ids_query
  *		The query that returns the target ids that match no row, for a
  *		NOTICE at export; NULL when there is no target or no id.

@@ -315,11 +315,11 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 		sql = f->ctid_query;
 	/* a large set of its rows, read by its own predicate (plan/build.c) */
 	else if (f->pred_query != NULL && !run->inline_sets &&
-			 run->enrs[f->pred_set] != NULL &&
-			 run->enrs[f->pred_set]->md.enrtuples > SUBSET_CTID_MAX_ROWS)
+			 run->enrs[f->count_set] != NULL &&
+			 run->enrs[f->count_set]->md.enrtuples > SUBSET_CTID_MAX_ROWS)
 	{
 		elog(DEBUG1, "file %s reads its %.0f rows by its predicate",
-			 f->file_name, run->enrs[f->pred_set]->md.enrtuples);
+			 f->file_name, run->enrs[f->count_set]->md.enrtuples);
 		sql = f->pred_query;
 	}
 	/* a large parent set: joined, not looked up with IN (plan/seeds.c) */

@@ -51,26 +51,39 @@ run_enr_list(SubsetRun *run, List *deps)
 }
 
 /*
+ * catalog_rows
+ *		The rows the catalog estimates table relid holds (pg_class's
+ *		reltuples); 0 or less when it has no estimate (a table never
+ *		analyzed or vacuumed, a partitioned one) or is gone.
+ */
+static float4
+catalog_rows(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	float4		reltuples;
+
+	if (!HeapTupleIsValid(tp))
+		return 0;
+	reltuples = ((Form_pg_class) GETSTRUCT(tp))->reltuples;
+	ReleaseSysCache(tp);
+	return reltuples;
+}
+
+/*
  * run_set_is_large
  *		Does set setno, computed as a relation, hold at least a tenth as many
  *		rows as the catalog estimates table relid holds?  Then a query that
  *		reads its keys had better join them than look them up with IN
- *		(plan/seeds.c, seed_as_join).  No estimate (a table never analyzed
- *		or vacuumed, a partitioned one): no.
+ *		(plan/seeds.c, seed_as_join).  No estimate (catalog_rows): no.
  */
 bool
 run_set_is_large(SubsetRun *run, int setno, Oid relid)
 {
-	HeapTuple	tp;
 	float4		reltuples;
 
 	if (setno < 0 || run->inline_sets || run->enrs[setno] == NULL)
 		return false;
-	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tp))
-		return false;
-	reltuples = ((Form_pg_class) GETSTRUCT(tp))->reltuples;
-	ReleaseSysCache(tp);
+	reltuples = catalog_rows(relid);
 	return reltuples > 0 && run->enrs[setno]->md.enrtuples * 10.0 >= reltuples;
 }
 
@@ -506,7 +519,6 @@ seed_holds_all(SubsetRun *run, int i)
 {
 	SubsetPlan *plan = run->plan;
 	SubsetSet  *set = &plan->sets[i];
-	HeapTuple	tp;
 	float4		reltuples;
 	bool		isnull;
 	bool		all;
@@ -514,11 +526,7 @@ seed_holds_all(SubsetRun *run, int i)
 
 	if (set->covered_query == NULL || plan->target < 0 || plan->target_nids <= 0)
 		return false;
-	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(plan->cfg->tables[plan->target].relid));
-	if (!HeapTupleIsValid(tp))
-		return false;
-	reltuples = ((Form_pg_class) GETSTRUCT(tp))->reltuples;
-	ReleaseSysCache(tp);
+	reltuples = catalog_rows(plan->cfg->tables[plan->target].relid);
 	if (reltuples <= 0 || plan->target_nids * 2.0 < reltuples)
 		return false;
 	nest = exwiw_pin_search_path();
