@@ -183,9 +183,12 @@ count_file(SubsetRun *run, int i, ExwiwQuery *q)
 	if (f->count_query == NULL)
 		elog(ERROR, "file %s has no count query", f->file_name);
 	c = *q;
-	c.sql = run_with_sets(run, f->count_join_query != NULL &&
-						  subset_run_joins_parent(run, i) ?
-						  f->count_join_query : f->count_query, f->deps);
+	if (subset_run_reads_whole(run, i))
+		c.sql = pstrdup(f->whole_count_query);
+	else
+		c.sql = run_with_sets(run, f->count_join_query != NULL &&
+							  subset_run_joins_parent(run, i) ?
+							  f->count_join_query : f->count_query, f->deps);
 	walked = pin_walk_for(c.sql, c.nargs, c.argtypes);
 	if (explain_withheld(c.sql, &c, c.error_table != NULL, true) != SPI_OK_SELECT ||
 		SPI_processed != 1)

@@ -155,6 +155,7 @@ typedef struct SubsetEdge
 	int8		not_null;		/* subset_edge_not_null: 0 not known yet, 1
 								 * no, 2 yes */
 	int8		enforced;		/* subset_edge_enforced: the same */
+	Oid			conoid;			/* ... the constraint that enforces it */
 } SubsetEdge;
 
 #define SubsetEdgeIsPolymorphic(e) ((e)->type_value != NULL)
@@ -252,13 +253,10 @@ typedef struct SubsetSet
 	List	   *batch_chain;
 	int			batch_size;
 
-	/*
-	 * A closure set (exwiw_x) of a table whose seed reads no set: "SELECT NOT
-	 * EXISTS (a row of the table outside the seed)", or NULL.  When it is
-	 * true the seed holds every row, so the set adds none to the table's rows
-	 * and is left empty (run/sets.c).
-	 */
-	char	   *covered_query;
+	char		kind;			/* 's', 'x', 'f', 'u': its name's letter */
+	/* the same rows read from the whole table, for when its table is read
+	 * whole (plan/whole.c), or NULL; a closure set is then empty */
+	char	   *whole_query;
 } SubsetSet;
 
 /* One file: a table's rows, in load order. */
@@ -278,6 +276,10 @@ typedef struct SubsetFile
 								 * no set, for when its rows' set count_set is
 								 * large; or NULL */
 	/* its rows counted (exwiw_explain's count_rows) without reading them */
+	char	   *whole_query;	/* the same, every row of the table, for when
+								 * its table is read whole (plan/whole.c), or
+								 * NULL; whole_count_query counts them */
+	char	   *whole_count_query;
 	int			count_set;		/* a set holding exactly its rows, or -1 */
 	char	   *count_query;	/* else SELECT count(*) of its rows */
 	char	   *count_join_query;	/* the same as join_query's, or NULL */
@@ -343,6 +345,19 @@ typedef struct SubsetRequest
 	List	   *spaces;			/* SubsetSpaceIds *, by name */
 } SubsetRequest;
 
+/*
+ * When table t (SubsetPlan.whole[t]) is read whole, every row of it being
+ * exported (plan/whole.c): when the seed of parent is, through edge, or
+ * when check, run on the export's snapshot, returns true.
+ */
+typedef struct SubsetWhole
+{
+	int			parent;			/* table, or -1 */
+	int			edge;			/* ... and the edge to it */
+	char	   *check;			/* "SELECT NOT EXISTS (a row outside the
+								 * seed)", or NULL */
+} SubsetWhole;
+
 /* A plan: sets in the order they are computed, files in load order. */
 typedef struct SubsetPlan
 {
@@ -359,6 +374,8 @@ typedef struct SubsetPlan
 								 * or that safe mode left undecided */
 	bool		allow_missing_ids;	/* target ids matching no row: NOTICE */
 	int			target_nids;	/* target ids given, 0 in scope-column mode */
+	SubsetWhole *whole;			/* per table */
+	bool		deletes;		/* delete files are written too */
 } SubsetPlan;
 
 /*
@@ -600,6 +617,7 @@ extern SubsetRun *subset_run_prepare(const char *funcname, SubsetPlan *plan,
 									 MemoryContext cxt);
 extern void subset_run_file_query(SubsetRun *run, int file, ExwiwQuery *q);
 extern bool subset_run_joins_parent(SubsetRun *run, int file);
+extern bool subset_run_reads_whole(SubsetRun *run, int file);
 extern void subset_run_query_over(SubsetRun *run, int file, const char *sql,
 								  List *extra_deps, bool extra_fragment,
 								  ExwiwQuery *q);

@@ -633,6 +633,17 @@ plan_files(Planner *pl)
 		else
 		{
 			append_file_select(&q, t, from, where);
+			/* every row of the table, when it is read whole (plan/whole.c) */
+			if (planner_may_be_whole(pl, ti))
+			{
+				StringInfoData wq;
+
+				initStringInfo(&wq);
+				append_file_select(&wq, t, relsql, "true");
+				f->whole_query = wq.data;
+				f->whole_count_query = psprintf("SELECT pg_catalog.count(*) FROM %s",
+												relsql);
+			}
 			/* the same rows, for a large parent set (run/executor.c) */
 			if (jfrom != NULL)
 			{
@@ -1188,6 +1199,7 @@ plan_build_once(const SubsetRequest *req, int **order, int *norder,
 	for (i = 0; i < plan->norder; i++)
 		if (!cfg->tables[plan->order[i]].ignore)
 			planner_build_rows(&pl, plan->order[i]);
+	planner_whole(&pl);
 	plan_files(&pl);
 	plan_fixups(&pl);
 	planner_delete_conditions(&pl);

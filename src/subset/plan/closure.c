@@ -355,17 +355,6 @@ planner_build_rows(Planner *pl, int ti)
 		planner_leave(pl);
 		return;
 	}
-	if (pl->rel[ti].xset >= 0 && planner_seed_constant(pl, ti) &&
-		!pl->rel[ti].selfref)
-	{
-		/*
-		 * Whether the seed holds every row, in which case the rows closure
-		 * adds are among them (run/sets.c).
-		 */
-		planner_set(pl, pl->rel[ti].xset)->covered_query =
-			psprintf("SELECT NOT EXISTS (SELECT FROM %s WHERE (%s) IS NOT TRUE)",
-					 relsql, pl->rel[ti].seed);
-	}
 	if (pl->rel[ti].xset >= 0)
 	{
 		/* all rows: the seed, and the rows added */

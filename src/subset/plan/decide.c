@@ -1083,6 +1083,7 @@ subset_edge_enforced(SubsetConfig *cfg, SubsetEdge *e)
 		if (valid)
 		{
 			e->enforced = 2;
+			e->conoid = fk->conoid;
 			break;
 		}
 	}

@@ -115,6 +115,7 @@ planner_add_set(Planner *pl, const char *prefix, int table, char *query, bool fr
 	SubsetSet  *s = palloc0(sizeof(SubsetSet));
 
 	s->name = psprintf("exwiw_%s_%d", prefix, pl->rel[table].pos + 1);
+	s->kind = prefix[0];
 	s->table = table;
 	s->query = query;
 	s->fragment = frag;

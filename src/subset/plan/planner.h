@@ -198,6 +198,10 @@ extern bool planner_all_decided(Planner *pl, int ti);
 extern void planner_build_seed(Planner *pl, int t);
 extern char *planner_seed_query(Planner *pl, int ti, const SubsetCols *cols);
 extern bool planner_seed_constant(Planner *pl, int ti);
+
+/* plan/whole.c: the tables an export may read whole */
+extern void planner_whole(Planner *pl);
+extern bool planner_may_be_whole(Planner *pl, int ti);
 extern char *planner_ids_query(Planner *pl);
 extern bool planner_index_leads(SubsetTable *t, const SubsetCols *cols,
 								AttrNumber extra_att);

@@ -187,6 +187,9 @@ subset_plan_from_args(const SubsetArgs *a, bool export)
 	if (export && a->files != NULL)
 		subset_plan_keep_files(plan, a->files, a->nfiles);
 	if (export)
+	{
 		plan->allow_missing_ids = a->allow_missing_ids;
+		plan->deletes = a->deletes;
+	}
 	return plan;
 }

@@ -15,7 +15,9 @@
  *	   table's catalog row is newer than the snapshot) and fails the export,
  *	   rather than letting it read an emptied table;
  *	3. a NOTICE for target ids that match no row;
- *	4. the row sets of the plan, each computed once by its query into a
+ *	4. the tables read whole, every row of each exported (run/whole.c),
+ *	   then the row sets of the plan that the export's queries read, each
+ *	   computed once by its query into a
  *	   tuplestore (which spills to disk past work_mem) and registered as an
  *	   ephemeral named relation for the queries that read it (a set of a
  *	   table with batch_scope, in slices: compute_batched_set).  Where
@@ -195,6 +197,7 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	RunErrorContext ectx = {NULL, -1, -1};
 	ErrorContextCallback errcb;
 	int			serial = -1;
+	bool	   *read;
 	int			i;
 
 	run->funcname = funcname;
@@ -238,10 +241,12 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	notice_unmatched_ids(run);
+	run_find_whole(run);
+	read = run_sets_read(run);
 	for (i = 0; i < plan->nsets && !run->inline_sets; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (!plan->sets[i].needed)
+		if (!plan->sets[i].needed || !read[i])
 			continue;
 		ectx.set = i;
 		run_compute_set(run, i);
@@ -295,7 +300,8 @@ subset_run_joins_parent(SubsetRun *run, int i)
 
 /*
  * subset_run_file_query
- *		The stream query of file i: its SQL (read back by ctid where the
+ *		The stream query of file i: its SQL (every row of its table where it
+ *		is read whole, read back by ctid where the
  *		set of its rows has at most SUBSET_CTID_MAX_ROWS, by its own
  *		predicate where that set is larger and the predicate reads no set,
  *		joined to its parent's set where that is large), the sets it reads, its
@@ -308,8 +314,14 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 	SubsetFile *f = &run->plan->files[i];
 	const char *sql = f->query;
 
+	/* every row of its table (run/whole.c) */
+	if (subset_run_reads_whole(run, i))
+	{
+		elog(DEBUG1, "file %s reads every row of its table", f->file_name);
+		sql = f->whole_query;
+	}
 	/* a set of few rows: read back by ctid (plan/build.c) */
-	if (f->ctid_query != NULL && !run->inline_sets &&
+	else if (f->ctid_query != NULL && !run->inline_sets &&
 		run->enrs[f->ctid_set] != NULL &&
 		run->enrs[f->ctid_set]->md.enrtuples <= SUBSET_CTID_MAX_ROWS)
 		sql = f->ctid_query;

@@ -13,6 +13,7 @@
  *							ephemeral relations, batches, or CTEs (Citus)
  *	run/sequences.c	the sequences a file sets again, as data
  *	run/depths.c		each row's depth in a self-referencing table
+ *	run/whole.c		the tables read whole, and the sets then read
  *
  * Not part of the extension's interface outside the executor.
  *
@@ -44,6 +45,7 @@ struct SubsetRun
 	List	  **sequences;		/* per file: ExwiwSequenceState * */
 	ArrayType **depths;			/* per file: row depths, or NULL */
 	bool		any_mask;		/* a table of the config has masked columns */
+	bool	   *whole;			/* per table: read whole (run/whole.c) */
 };
 
 /* How an error of one query is withheld (see withhold_for). */
@@ -75,6 +77,12 @@ extern SPIPlanPtr run_walk_plan(SPIPlanPtr plan, const char *sql, int nargs,
 extern char *run_with_sets(SubsetRun *run, const char *query, List *deps);
 extern bool run_set_is_large(SubsetRun *run, int setno, Oid relid);
 extern List *run_enr_list(SubsetRun *run, List *deps);
+extern float4 run_catalog_rows(Oid relid);
+
+/* run/whole.c */
+extern void run_find_whole(SubsetRun *run);
+extern bool run_set_whole(SubsetRun *run, int i);
+extern bool *run_sets_read(SubsetRun *run);
 
 /* run/sequences.c */
 extern List *run_file_sequences(SubsetRun *run, SubsetFile *f);

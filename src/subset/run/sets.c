@@ -51,13 +51,13 @@ run_enr_list(SubsetRun *run, List *deps)
 }
 
 /*
- * catalog_rows
+ * run_catalog_rows
  *		The rows the catalog estimates table relid holds (pg_class's
  *		reltuples); 0 or less when it has no estimate (a table never
  *		analyzed or vacuumed, a partitioned one) or is gone.
  */
-static float4
-catalog_rows(Oid relid)
+float4
+run_catalog_rows(Oid relid)
 {
 	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	float4		reltuples;
@@ -74,7 +74,7 @@ catalog_rows(Oid relid)
  *		Does set setno, computed as a relation, hold at least a tenth as many
  *		rows as the catalog estimates table relid holds?  Then a query that
  *		reads its keys had better join them than look them up with IN
- *		(plan/seeds.c, seed_as_join).  No estimate (catalog_rows): no.
+ *		(plan/seeds.c, seed_as_join).  No estimate (run_catalog_rows): no.
  */
 bool
 run_set_is_large(SubsetRun *run, int setno, Oid relid)
@@ -83,7 +83,7 @@ run_set_is_large(SubsetRun *run, int setno, Oid relid)
 
 	if (setno < 0 || run->inline_sets || run->enrs[setno] == NULL)
 		return false;
-	reltuples = catalog_rows(relid);
+	reltuples = run_catalog_rows(relid);
 	return reltuples > 0 && run->enrs[setno]->md.enrtuples * 10.0 >= reltuples;
 }
 
@@ -504,51 +504,18 @@ compute_batched_set(SubsetRun *run, int i)
 }
 
 /*
- * seed_holds_all
- *		Does the export name at least half of its target table's rows (its
- *		ids against the catalog's reltuples), and then does the seed of set
- *		i's table hold every row of it (its covered_query)?  Then the rows
- *		that closure set i would add are among the seed's already.  The
- *		first test keeps a tenant's export from scanning for a row outside
- *		its seed, which it would find at once; a whole-database export
- *		reads the table once, where the closure set would hash every
- *		reference to it.
- */
-static bool
-seed_holds_all(SubsetRun *run, int i)
-{
-	SubsetPlan *plan = run->plan;
-	SubsetSet  *set = &plan->sets[i];
-	float4		reltuples;
-	bool		isnull;
-	bool		all;
-	int			nest;
-
-	if (set->covered_query == NULL || plan->target < 0 || plan->target_nids <= 0)
-		return false;
-	reltuples = catalog_rows(plan->cfg->tables[plan->target].relid);
-	if (reltuples <= 0 || plan->target_nids * 2.0 < reltuples)
-		return false;
-	nest = exwiw_pin_search_path();
-	if (run_query(set->covered_query, run_withhold_for(run, set->table, false, false)) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "could not check the seed of table \"%s\"",
-			 plan->cfg->tables[set->table].name);
-	all = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	exwiw_restore_settings(nest);
-	return !isnull && all;
-}
-
-/*
  * run_compute_set
- *		Run the query of set i into a tuplestore and register it; a closure
- *		set whose table's seed holds every row, empty (seed_holds_all).
+ *		Run the query of set i into a tuplestore and register it.  Of a
+ *		table read whole (run/whole.c): a closure set is left empty, the
+ *		rows closure would add being the seed's already, and another set
+ *		runs its whole_query, the same rows read from the table alone.
  *		Assumes an SPI connection in which the sets it reads are registered.
  */
 void
 run_compute_set(SubsetRun *run, int i)
 {
 	SubsetSet  *set = &run->plan->sets[i];
+	SubsetSet	whole;
 	Tuplestorestate *ts;
 	MemoryContext old;
 	TupleDesc	desc;
@@ -561,7 +528,7 @@ run_compute_set(SubsetRun *run, int i)
 	old = MemoryContextSwitchTo(run->cxt);
 	ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(old);
-	if (seed_holds_all(run, i))
+	if (run_set_whole(run, i) && set->kind == 'x')
 	{
 		SPIPlanPtr	plan = prepare_set_query(set);
 		CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
@@ -572,6 +539,14 @@ run_compute_set(SubsetRun *run, int i)
 		desc = CreateTupleDescCopy(src->resultDesc);
 		MemoryContextSwitchTo(old);
 		SPI_freeplan(plan);
+	}
+	else if (run_set_whole(run, i))
+	{
+		whole = *set;
+		whole.query = set->whole_query;
+		whole.deps = NIL;
+		whole.fragment = false;
+		desc = run_set_query(run, &whole, ts, run->cxt);
 	}
 	else
 		desc = run_set_query(run, set, ts, run->cxt);
