@@ -120,12 +120,13 @@ FROM exported, pg_catalog.regexp_split_to_table(chunk, E'\n') AS l
 WHERE file_name LIKE '%-products.sql' AND l ~ E'^[0-9]+\t';
 DROP TABLE exported, got, cfg;
 
--- A closure set of a table whose seed holds every row is left empty: the
--- rows it would add are the seed's already.  Checked only when the ids
--- name at least half of the target's rows (here 4 accounts): all four
--- (the check holds), three of them (a thing of account 4 is outside the
--- seed, and closure brings the one a use of account 1 references), one
--- (no check).  The rows are the same either way.
+-- A table whose seed holds every row is read whole, its closure set not
+-- computed: the rows it would add are the seed's already.  Checked only
+-- when the ids name at least half of the target's rows (here 4 accounts):
+-- all four (the check holds), three of them (a thing of account 4 is
+-- outside the seed, and closure brings the one a use of account 1
+-- references), one (no check).  The rows are the same either way
+-- (sql/subset_whole.sql compares the bytes).
 CREATE TABLE tenants (id bigint PRIMARY KEY);
 CREATE TABLE things (id bigint PRIMARY KEY, tenant_id bigint NOT NULL REFERENCES tenants);
 CREATE TABLE uses (id bigint PRIMARY KEY, tenant_id bigint NOT NULL REFERENCES tenants,

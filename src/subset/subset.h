@@ -31,12 +31,14 @@
  *	plan/build.c,		then turned into row sets and one extraction query
  *	plan/seeds.c,		per table: the driver and the files' queries,
  *	plan/closure.c,	the seeds, the closure, the select list with its
- *	plan/select.c		masks (plan/planner.h)
+ *	plan/select.c		masks (plan/planner.h); plan/whole.c the tables
+ *						an export may read whole
  *	sql/deparse.c	SQL text that exwiw writes: qualified names,
  *						equality operators, key tuples
  *	run/			running a plan: privileges and locks, the snapshot
- *						check, row sets, sequences, self-reference depths,
- *						withheld errors, delete files written
+ *						check, the tables read whole, row sets, sequences,
+ *						self-reference depths, withheld errors, delete
+ *						files written
  *	run/export.c		the files, streamed (exwiw_export, the directory
  *						sink); plan/delete.c their delete files;
  *						plan/file_name.c their names

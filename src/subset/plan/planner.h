@@ -21,6 +21,8 @@
  *						rows of nobody's (exwiw_u), of descendants
  *	plan/closure.c	the rows exported rows reference, and the sets of
  *						all rows
+ *	plan/whole.c		which tables may be read whole (every row
+ *						exported), and their sets' SQL for then
  *	plan/select.c		the select list: columns and masks
  *	plan/delete.c		the delete files' statements
  *	plan/order.c		the processing order; plan/file_name.c the names
