@@ -256,8 +256,11 @@ typedef struct SubsetSet
 	int			batch_size;
 
 	char		kind;			/* 's', 'x', 'f', 'u': its name's letter */
-	/* the same rows read from the whole table, for when its table is read
-	 * whole (plan/whole.c), or NULL; a closure set is then empty */
+
+	/*
+	 * the same rows read from the whole table, for when its table is read
+	 * whole (plan/whole.c), or NULL; a closure set is then empty
+	 */
 	char	   *whole_query;
 } SubsetSet;
 
@@ -358,7 +361,7 @@ typedef struct SubsetWhole
 	int			edge;			/* ... and the edge to it */
 	char	   *check;			/* "SELECT NOT EXISTS (a row outside the
 								 * seed)", or NULL */
-} SubsetWhole;
+}			SubsetWhole;
 
 /* A plan: sets in the order they are computed, files in load order. */
 typedef struct SubsetPlan

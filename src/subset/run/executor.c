@@ -63,6 +63,9 @@
 #include "utils/tuplestore.h"
 #include "subset/run/run.h"
 
+static void query_over(SubsetRun *run, int i, const char *sql, List *deps,
+					   bool fragment, ExwiwQuery *q);
+
 /*
  * notice_unmatched_ids
  *		An error naming the target ids that match no row (a typo must not
@@ -322,8 +325,8 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 	}
 	/* a set of few rows: read back by ctid (plan/build.c) */
 	else if (f->ctid_query != NULL && !run->inline_sets &&
-		run->enrs[f->ctid_set] != NULL &&
-		run->enrs[f->ctid_set]->md.enrtuples <= SUBSET_CTID_MAX_ROWS)
+			 run->enrs[f->ctid_set] != NULL &&
+			 run->enrs[f->ctid_set]->md.enrtuples <= SUBSET_CTID_MAX_ROWS)
 		sql = f->ctid_query;
 	/* a large set of its rows, read by its own predicate (plan/build.c) */
 	else if (f->pred_query != NULL && !run->inline_sets &&
@@ -342,23 +345,21 @@ subset_run_file_query(SubsetRun *run, int i, ExwiwQuery *q)
 			 run->enrs[f->join_set]->md.name);
 		sql = f->join_query;
 	}
-	subset_run_query_over(run, i, sql, NIL, false, q);
+	query_over(run, i, sql, subset_run_reads_whole(run, i) ? NIL : f->deps,
+			   f->fragment, q);
 }
 
 /*
- * subset_run_query_over
- *		As subset_run_file_query, for a query sql over file i's own (its
- *		text inside sql), which reads the sets extra_deps too and holds a
- *		user's fragment too when extra_fragment: a delete file's key query.
+ * query_over
+ *		As subset_run_file_query, for a query sql of file i that reads the
+ *		sets deps and holds a user's fragment when fragment.
  */
-void
-subset_run_query_over(SubsetRun *run, int i, const char *sql,
-					  List *extra_deps, bool extra_fragment, ExwiwQuery *q)
+static void
+query_over(SubsetRun *run, int i, const char *sql, List *deps, bool fragment,
+		   ExwiwQuery *q)
 {
 	SubsetFile *f = &run->plan->files[i];
 	SubsetTable *t = &run->plan->cfg->tables[f->table];
-	List	   *deps = list_concat_unique_int(list_copy(f->deps), extra_deps);
-	bool		fragment = f->fragment || extra_fragment;
 	Withhold	w;
 
 	memset(q, 0, sizeof(*q));
@@ -384,6 +385,22 @@ subset_run_query_over(SubsetRun *run, int i, const char *sql,
 	}
 	q->context = psprintf("%s, table \"%s\", file %s", run->funcname, t->name,
 						  f->file_name);
+}
+
+/*
+ * subset_run_query_over
+ *		As subset_run_file_query, for a query sql over file i's own (its
+ *		text inside sql), which reads the sets extra_deps too and holds a
+ *		user's fragment too when extra_fragment: a delete file's key query.
+ */
+void
+subset_run_query_over(SubsetRun *run, int i, const char *sql,
+					  List *extra_deps, bool extra_fragment, ExwiwQuery *q)
+{
+	SubsetFile *f = &run->plan->files[i];
+
+	query_over(run, i, sql, list_concat_unique_int(list_copy(f->deps), extra_deps),
+			   f->fragment || extra_fragment, q);
 }
 
 /*
