@@ -6,8 +6,8 @@
 -- are byte for byte those of the same export with every set computed
 -- (exwiw.sets_as_ctes, which reads no table whole); where a constraint
 -- cannot vouch for its rows (triggers disabled, a check pending, a
--- nullable key) the table is not read whole and a row whose parent is
--- missing stays out.
+-- nullable key, a policy hiding parents) the table is not read whole and a
+-- row whose parent is missing stays out.
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS whole CASCADE;
 RESET client_min_messages;
@@ -133,6 +133,33 @@ DELETE FROM uses WHERE id = 1;
 SELECT count(*) AS orphan_marks FROM marks WHERE use_id = 1;
 SELECT * FROM files(ARRAY['1', '2', '3', '4'], debug => true);
 ROLLBACK;
+
+-- row-level security hides thing 2 from a reader: tags, whose parent it
+-- is, is not read whole (its tags of thing 2 stay out, as the rows of a
+-- tenant's export whose parent the reader cannot see)
+CREATE ROLE exwiw_whole_reader;
+GRANT USAGE ON SCHEMA whole TO exwiw_whole_reader;
+GRANT SELECT ON ALL TABLES IN SCHEMA whole TO exwiw_whole_reader;
+GRANT SELECT ON cfg TO exwiw_whole_reader;
+ALTER TABLE things ENABLE ROW LEVEL SECURITY;
+CREATE POLICY visible ON things FOR SELECT TO exwiw_whole_reader USING (id <> 2);
+SELECT count(*) AS tags_of_thing_2 FROM tags WHERE thing_id = 2;
+SET ROLE exwiw_whole_reader;
+SET client_min_messages = debug1;
+SELECT (e).file_name, count(*) FILTER (WHERE l ~ E'^[0-9]+\t') AS rows,
+	count(*) FILTER (WHERE l ~ E'^[0-9]+\t2$') AS of_thing_2
+FROM exwiw_export('tenants', ARRAY['1', '2', '3', '4'], (SELECT c FROM cfg), 'copy') AS e,
+	 regexp_split_to_table((e).chunk, E'\n') AS l
+WHERE (e).file_name LIKE '%-tags.sql'
+GROUP BY 1;
+RESET client_min_messages;
+RESET ROLE;
+DROP POLICY visible ON things;
+ALTER TABLE things DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON ALL TABLES IN SCHEMA whole FROM exwiw_whole_reader;
+REVOKE ALL ON SCHEMA whole FROM exwiw_whole_reader;
+REVOKE ALL ON cfg FROM exwiw_whole_reader;
+DROP ROLE exwiw_whole_reader;
 
 RESET exwiw.io_concurrency;
 DROP TABLE cfg;

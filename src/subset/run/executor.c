@@ -252,7 +252,7 @@ subset_run_prepare(const char *funcname, SubsetPlan *plan, MemoryContext cxt)
 		if (!plan->sets[i].needed || !read[i])
 			continue;
 		ectx.set = i;
-		run_compute_set(run, i);
+		run_compute_set(run, i, run_set_whole(run, i));
 	}
 	ectx.set = -1;
 	notice_filtered(run, &ectx.file);

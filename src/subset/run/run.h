@@ -67,7 +67,7 @@ extern Withhold run_withhold_for_query(SubsetRun *run, int ti, bool fragment,
 extern void run_lock_tables(SubsetRun *run);
 
 /* run/sets.c */
-extern void run_compute_set(SubsetRun *run, int i);
+extern void run_compute_set(SubsetRun *run, int i, bool whole);
 extern void run_add_deps(SubsetPlan *plan, int i, bool *need);
 extern int	run_execute_withheld(SPIPlanPtr plan, const SPIExecuteOptions *opts,
 								 Withhold w, List *prefetch, const char *sql);

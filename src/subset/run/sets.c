@@ -505,17 +505,18 @@ compute_batched_set(SubsetRun *run, int i)
 
 /*
  * run_compute_set
- *		Run the query of set i into a tuplestore and register it.  Of a
- *		table read whole (run/whole.c): a closure set is left empty, the
- *		rows closure would add being the seed's already, and another set
- *		runs its whole_query, the same rows read from the table alone.
- *		Assumes an SPI connection in which the sets it reads are registered.
+ *		Run the query of set i into a tuplestore and register it.  With
+ *		whole, its table being read whole (run/whole.c, run_set_whole): a
+ *		closure set is left empty, the rows closure would add being the
+ *		seed's already, and another set runs its whole_query, the same rows
+ *		read from the table alone.  Assumes an SPI connection in which the
+ *		sets it reads are registered.
  */
 void
-run_compute_set(SubsetRun *run, int i)
+run_compute_set(SubsetRun *run, int i, bool whole)
 {
 	SubsetSet  *set = &run->plan->sets[i];
-	SubsetSet	whole;
+	SubsetSet	fromtable;
 	Tuplestorestate *ts;
 	MemoryContext old;
 	TupleDesc	desc;
@@ -528,7 +529,7 @@ run_compute_set(SubsetRun *run, int i)
 	old = MemoryContextSwitchTo(run->cxt);
 	ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(old);
-	if (run_set_whole(run, i) && set->kind == 'x')
+	if (whole && set->kind == 'x')
 	{
 		SPIPlanPtr	plan = prepare_set_query(set);
 		CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
@@ -540,13 +541,13 @@ run_compute_set(SubsetRun *run, int i)
 		MemoryContextSwitchTo(old);
 		SPI_freeplan(plan);
 	}
-	else if (run_set_whole(run, i))
+	else if (whole)
 	{
-		whole = *set;
-		whole.query = set->whole_query;
-		whole.deps = NIL;
-		whole.fragment = false;
-		desc = run_set_query(run, &whole, ts, run->cxt);
+		fromtable = *set;
+		fromtable.query = set->whole_query;
+		fromtable.deps = NIL;
+		fromtable.fragment = false;
+		desc = run_set_query(run, &fromtable, ts, run->cxt);
 	}
 	else
 		desc = run_set_query(run, set, ts, run->cxt);

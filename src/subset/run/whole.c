@@ -13,7 +13,9 @@
  *	  through an edge the catalog's constraint enforces, when the
  *	  constraint's triggers are enabled and this transaction has no after
  *	  trigger pending on either table (a deferred check, or a cascade not
- *	  yet run, would let the export see a row whose parent is gone).
+ *	  yet run, would let the export see a row whose parent is gone), and
+ *	  when no row-level security policy applies to the user on either
+ *	  (one could hide the parent of a row it shows).
  *	  Rows loaded while the triggers were disabled, or in replica mode, are
  *	  the constraint's to answer for, as they are PostgreSQL's;
  *	- else, a table whose seed is a condition over constants runs its
@@ -36,6 +38,7 @@
 #include "commands/trigger.h"
 #include "miscadmin.h"
 #include "utils/fmgroids.h"
+#include "utils/rls.h"
 #include "utils/rel.h"
 #include "subset/run/run.h"
 
@@ -72,13 +75,17 @@ triggers_enabled(Oid conoid)
 /*
  * edge_trusted
  *		Does edge e's constraint (subset_edge_enforced found it) hold for
- *		every row the export's snapshot sees: its triggers enabled, none
- *		pending on its tables in this transaction?
+ *		every row the export's snapshot sees, and the export see every row
+ *		it holds: its triggers enabled, none pending on its tables in this
+ *		transaction, and no row-level security hiding a parent row (a
+ *		policy) from the user?
  */
 static bool
 edge_trusted(SubsetConfig *cfg, SubsetEdge *e)
 {
 	return OidIsValid(e->conoid) &&
+		check_enable_rls(cfg->tables[e->child].relid, InvalidOid, true) != RLS_ENABLED &&
+		check_enable_rls(cfg->tables[e->parent].relid, InvalidOid, true) != RLS_ENABLED &&
 		!AfterTriggerPendingOnRel(cfg->tables[e->child].relid) &&
 		!AfterTriggerPendingOnRel(cfg->tables[e->parent].relid) &&
 		triggers_enabled(e->conoid);
