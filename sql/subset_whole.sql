@@ -111,6 +111,13 @@ SELECT * FROM files(ARRAY['1', '2', '3'], debug => true);
 -- one: nothing is checked
 SELECT * FROM files(ARRAY['1'], debug => true);
 
+-- a fifth tenant without a row elsewhere: the target is not read whole,
+-- the tables whose seeds its ids hold every row of are (their closure sets
+-- empty, computed without reading the sets their queries name)
+INSERT INTO tenants VALUES (5, 'tenant 5');
+SELECT * FROM files(ARRAY['1', '2', '3', '4'], debug => true);
+DELETE FROM tenants WHERE id = 5;
+
 -- the refresh's delete files, every tenant
 SELECT * FROM files(ARRAY['1', '2', '3', '4'], true);
 

@@ -258,8 +258,8 @@ typedef struct SubsetSet
 	char		kind;			/* 's', 'x', 'f', 'u': its name's letter */
 
 	/*
-	 * the same rows read from the whole table, for when its table is read
-	 * whole (plan/whole.c), or NULL; a closure set is then empty
+	 * the same rows read from the table alone, for when the table is read
+	 * whole (plan/whole.c), or NULL; a closure set's returns no row
 	 */
 	char	   *whole_query;
 } SubsetSet;

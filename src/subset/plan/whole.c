@@ -22,8 +22,8 @@
  *
  * Then the rows closure would add are among the seed's, so the closure set
  * is empty; the seed's and the file's sets hold the table's rows, read
- * without a join (whole_query of each set); and the file reads the table in
- * key order (whole_query of the file).  Only for a table whose rows nothing
+ * without a join (whole_query of each set, "WHERE false" for the closure's);
+ * and the file reads the table in key order (whole_query of the file).  Only for a table whose rows nothing
  * narrows further: no filter, limit or sample, no children of rows left
  * out, not self-referencing (its file orders rows by depth), not read in
  * batches, one arm and no delegated rows.  Which tables are whole is found
@@ -136,6 +136,10 @@ planner_whole(Planner *pl)
 		if (r->fset >= 0)
 			planner_set(pl, r->fset)->whole_query =
 				whole_set_query(pl, ti, &r->fcols, r->fset_ctid);
+		/* no row, and no set read to know it */
+		if (r->xset >= 0)
+			planner_set(pl, r->xset)->whole_query =
+				psprintf("%s WHERE false", whole_set_query(pl, ti, &r->fcols, false));
 	}
 }
 

@@ -506,11 +506,10 @@ compute_batched_set(SubsetRun *run, int i)
 /*
  * run_compute_set
  *		Run the query of set i into a tuplestore and register it.  With
- *		whole, its table being read whole (run/whole.c, run_set_whole): a
- *		closure set is left empty, the rows closure would add being the
- *		seed's already, and another set runs its whole_query, the same rows
- *		read from the table alone.  Assumes an SPI connection in which the
- *		sets it reads are registered.
+ *		whole, its table being read whole (run/whole.c, run_set_whole), its
+ *		whole_query instead: the same rows read from the table alone, and
+ *		none for a closure set, whose rows are the seed's already.  Assumes
+ *		an SPI connection in which the sets it reads are registered.
  */
 void
 run_compute_set(SubsetRun *run, int i, bool whole)
@@ -529,20 +528,11 @@ run_compute_set(SubsetRun *run, int i, bool whole)
 	old = MemoryContextSwitchTo(run->cxt);
 	ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(old);
-	if (whole && set->kind == 'x')
+	if (whole)
 	{
-		SPIPlanPtr	plan = prepare_set_query(set);
-		CachedPlanSource *src = linitial(SPI_plan_get_plan_sources(plan));
-
-		elog(DEBUG1, "set %s is empty: the seed of table \"%s\" holds every row",
-			 set->name, run->plan->cfg->tables[set->table].name);
-		old = MemoryContextSwitchTo(run->cxt);
-		desc = CreateTupleDescCopy(src->resultDesc);
-		MemoryContextSwitchTo(old);
-		SPI_freeplan(plan);
-	}
-	else if (whole)
-	{
+		if (set->kind == 'x')
+			elog(DEBUG1, "set %s is empty: the seed of table \"%s\" holds every row",
+				 set->name, run->plan->cfg->tables[set->table].name);
 		fromtable = *set;
 		fromtable.query = set->whole_query;
 		fromtable.deps = NIL;

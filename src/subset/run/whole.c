@@ -176,7 +176,7 @@ run_find_whole(SubsetRun *run)
 /*
  * run_set_whole
  *		Is set i that of a table read whole, so computed from the table
- *		alone (its whole_query), or empty (a closure set)?
+ *		alone by its whole_query (a closure set's returns no row)?
  */
 bool
 run_set_whole(SubsetRun *run, int i)
@@ -184,7 +184,7 @@ run_set_whole(SubsetRun *run, int i)
 	SubsetSet  *set = &run->plan->sets[i];
 
 	return run->whole != NULL && run->whole[set->table] &&
-		(set->kind == 'x' || set->whole_query != NULL);
+		set->whole_query != NULL;
 }
 
 /*
