@@ -183,6 +183,38 @@ decided_json() {
 	{ sed 's/.*/"&": "all"/' "$work/$name-all.txt" "$all"; sed 's/.*/"&": "ignore"/' "$ignored"; } | paste -sd, | sed 's/^/{/; s/$/}/'
 }
 
+# every_tenant NAME TARGET CFGDIR: every tenant's rows of TARGET exported
+# with the decided config, the tables analyzed (so that the catalog's row
+# counts let exwiw read whole the tables whose seeds hold every row,
+# plan/whole.c), are byte for byte the files of the same export with every
+# row set computed (exwiw.sets_as_ctes, which reads no table whole).  The
+# tables read whole are counted, from the DEBUG lines, into $work/whole.count
+# (run_target may run in a subshell).
+every_tenant() {
+	local name=$1 target=$2 cfgdir=$3 ids n nwhole
+	local label="$name/$target"
+	[ -e "$work/$name.analyzed" ] || { psql -X -q -d "${name}_src" -c "ANALYZE" && touch "$work/$name.analyzed"; }
+	ids=$(psql -X -At -d "${name}_src" -c "SELECT string_agg(r.key, ',' ORDER BY r.rowno) FROM realgen.row r JOIN realgen.tbl t ON t.rel = r.rel WHERE t.name = '$target'")
+	n=$(echo "$ids" | tr ',' '\n' | grep -c .)
+	rm -rf "$work/all-whole" "$work/all-sets"
+	if ! env PGDATABASE="${name}_src" PGOPTIONS="$PGOPTIONS -c search_path=public -c client_min_messages=debug1" \
+		exwiw --target-table="$target" --ids="$ids" --schema-dir="$cfgdir" -o "$work/all-whole" \
+		>/dev/null 2>"$work/all-whole.err" ||
+		! env PGDATABASE="${name}_src" PGOPTIONS="$PGOPTIONS -c search_path=public -c exwiw.sets_as_ctes=on" \
+			exwiw --target-table="$target" --ids="$ids" --schema-dir="$cfgdir" -o "$work/all-sets" --quiet \
+			>/dev/null 2>"$work/all-sets.err"; then
+		not_ok "$label: the export of every tenant ($n ids) fails: $(grep -h -m1 'error' "$work/all-whole.err" "$work/all-sets.err" | cut -c1-300)"
+		return
+	fi
+	nwhole=$(grep -c 'is read whole' "$work/all-whole.err" || true)
+	echo "$nwhole" >>"$work/whole.count"
+	if diff -r -x manifest.json "$work/all-whole" "$work/all-sets" >"$work/all.diff"; then
+		ok "$label: every tenant ($n ids, $(ls "$work/all-whole" | grep -vcx manifest.json) files): $nwhole tables read whole, the files byte for byte those with every set computed"
+	else
+		not_ok "$label: every tenant ($n ids): the files differ from those with every set computed: $(head -c 400 "$work/all.diff")"
+	fi
+}
+
 # run_target NAME TARGET: export tenant 1's rows of TARGET, load, check
 run_target() {
 	local name=$1 target=$2 ids out rc t0 t1 plan_ms files f
@@ -287,6 +319,7 @@ PY
 	fi
 	local export_ms=$(((t1 - t0) / 1000000))
 	decided_json "$name" "$work/ignored.txt" "$work/referenced.txt" >"$work/$name-decided.json"
+	every_tenant "$name" "$target" "$cfgdir"
 	# 2. plan time (printed, not asserted) and the tables that go out in full
 	cli_config_array "$cfgdir" >"$work/cfg.json"
 	t0=$(date +%s%N)
@@ -678,6 +711,15 @@ if want maybe; then
 		known=
 		one_round=0
 		echo "maybe: $((SECONDS - t0)) s"
+	fi
+fi
+# the every-tenant comparisons compared something
+if [ -e "$work/whole.count" ]; then
+	n=$(awk '{ s += $1 } END { print s + 0 }' "$work/whole.count")
+	if [ "$n" -gt 0 ]; then
+		ok "every tenant: $n tables read whole across the targets"
+	else
+		not_ok "every tenant: no table read whole on any target"
 	fi
 fi
 echo "subset_real_schemas: $((SECONDS - t_all)) s"
