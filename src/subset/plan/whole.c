@@ -57,7 +57,9 @@ may_be_whole(Planner *pl, int ti)
 /*
  * whole_arm
  *		The edge through which table ti's seed holds every row when its
- *		parent's seed does (rule 2 of the file header), or -1.
+ *		parent's seed does (rule 2 of the file header), or -1.  Both ends
+ *		ordinary tables: a key to or from a partitioned table has its
+ *		triggers on the partitions, under constraints of their own.
  */
 static int
 whole_arm(Planner *pl, int ti)
@@ -72,6 +74,7 @@ whole_arm(Planner *pl, int ti)
 	if (SubsetEdgeIsSelf(e) || SubsetEdgeIsPolymorphic(e) || e->broken ||
 		e->deferred || e->delegated ||
 		pl->cfg->tables[ti].relkind != RELKIND_RELATION ||
+		pl->cfg->tables[e->parent].relkind != RELKIND_RELATION ||
 		!subset_edge_not_null(pl->cfg, e) || !subset_edge_enforced(pl->cfg, e))
 		return -1;
 	return linitial_int(r->seed_edges);
