@@ -361,7 +361,7 @@ typedef struct SubsetWhole
 	int			edge;			/* ... and the edge to it */
 	char	   *check;			/* "SELECT NOT EXISTS (a row outside the
 								 * seed)", or NULL */
-}			SubsetWhole;
+} SubsetWhole;
 
 /* A plan: sets in the order they are computed, files in load order. */
 typedef struct SubsetPlan

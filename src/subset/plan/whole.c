@@ -22,12 +22,13 @@
  *
  * Then the rows closure would add are among the seed's, so the closure set
  * is empty; the seed's and the file's sets hold the table's rows, read
- * without a join (whole_query of each set, "WHERE false" for the closure's);
- * and the file reads the table in key order (whole_query of the file).  Only for a table whose rows nothing
- * narrows further: no filter, limit or sample, no children of rows left
- * out, not self-referencing (its file orders rows by depth), not read in
- * batches, one arm and no delegated rows.  Which tables are whole is found
- * when the export runs (run/whole.c); the plan says only which may be.
+ * without a join (whole_query of each set, "WHERE false" for the
+ * closure's); and the file reads the table in key order (whole_query of the
+ * file).  Only for a table whose rows nothing narrows further: no filter,
+ * limit or sample, no children of rows left out, not self-referencing (its
+ * file orders rows by depth), not read in batches, one arm and no delegated
+ * rows.  Which tables are whole is found when the export runs
+ * (run/whole.c); the plan says only which may be.
  *
  *-------------------------------------------------------------------------
  */

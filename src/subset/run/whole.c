@@ -241,12 +241,13 @@ run_sets_read(SubsetRun *run)
 	for (i = 0; i < plan->nfiles; i++)
 	{
 		SubsetFile *f = &plan->files[i];
+		bool		deletes = plan->deletes && subset_delete_wanted(plan, i);
 
-		if (!subset_run_reads_whole(run, i) ||
-			(plan->deletes && subset_delete_wanted(plan, i)))
+		/* a delete file's key query reads the file's own query's sets */
+		if (!subset_run_reads_whole(run, i) || deletes)
 			foreach(lc, f->deps)
 				read_set(run, lfirst_int(lc), read);
-		if (plan->deletes && subset_delete_wanted(plan, i))
+		if (deletes)
 			foreach(lc, f->delete_deps)
 				read_set(run, lfirst_int(lc), read);
 		if (f->filter_set >= 0)
