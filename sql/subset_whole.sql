@@ -50,6 +50,17 @@ SELECT jsonb_set(exwiw_config_from_catalog('whole'), '{tables}',
 		ELSE t END)
 	 FROM jsonb_array_elements(exwiw_config_from_catalog('whole') -> 'tables') t)) AS c;
 
+-- bodies(ids, deletes): the export's files, each one text
+CREATE FUNCTION bodies(ids text[], deletes bool)
+RETURNS TABLE (f text, body text)
+LANGUAGE sql AS $$
+	SELECT (e).file_name, string_agg((e).chunk, '' ORDER BY n)
+	FROM (SELECT e, row_number() OVER () AS n
+		  FROM exwiw_export('tenants', ids, (SELECT c FROM cfg), 'copy',
+							deletes => deletes) AS e) s
+	GROUP BY (e).file_name
+$$;
+
 -- files(ids, deletes, debug): the export's files (its DEBUG messages when
 -- debug), and the same export's with every set computed, compared byte for
 -- byte
@@ -62,20 +73,10 @@ BEGIN
 	IF debug THEN
 		SET LOCAL client_min_messages = debug1;
 	END IF;
-	INSERT INTO got
-	SELECT (e).file_name, string_agg((e).chunk, '' ORDER BY n)
-	FROM (SELECT e, row_number() OVER () AS n
-		  FROM exwiw_export('tenants', ids, (SELECT c FROM cfg), 'copy',
-							deletes => deletes) AS e) s
-	GROUP BY (e).file_name;
+	INSERT INTO got SELECT * FROM bodies(ids, deletes);
 	SET LOCAL client_min_messages = warning;
 	SET LOCAL exwiw.sets_as_ctes = on;
-	INSERT INTO want
-	SELECT (e).file_name, string_agg((e).chunk, '' ORDER BY n)
-	FROM (SELECT e, row_number() OVER () AS n
-		  FROM exwiw_export('tenants', ids, (SELECT c FROM cfg), 'copy',
-							deletes => deletes) AS e) s
-	GROUP BY (e).file_name;
+	INSERT INTO want SELECT * FROM bodies(ids, deletes);
 	SET LOCAL exwiw.sets_as_ctes = off;
 	RETURN QUERY
 	SELECT coalesce(got.f, want.f),
